@@ -1,0 +1,38 @@
+# The two commands of the README are `make demo` and `make test`; the rest run one stage alone.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+.PHONY: help demo test bootstrap sanity units emulator-tests integration lint molecule clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+
+demo: ## the main job: start the emulator, run playbooks/demo.yml against it, stop it
+	@tools/demo.sh $(ARGS)
+
+test: ## the whole test suite (what CI runs)
+	@tools/test.sh
+
+bootstrap: ## create/refresh the virtualenvs (.venv: ceiling, .venv-floor: floor)
+	@tools/bootstrap.sh all
+
+sanity: ## ansible-test sanity on the floor and the ceiling ansible-core
+	@tools/test.sh sanity-floor sanity-ceiling
+
+units: ## unit tests on the floor and the ceiling ansible-core
+	@tools/test.sh units-floor units-ceiling
+
+emulator-tests: ## the emulator's own test suite
+	@tools/test.sh emulator
+
+integration: ## playbooks of every module against the emulator
+	@tools/test.sh integration
+
+lint: ## ansible-lint, production profile
+	@tools/test.sh lint
+
+molecule: ## molecule scenarios of the roles (delegated, against the emulator)
+	@tools/test.sh molecule
+
+clean: ## remove virtualenvs and staged copies
+	rm -rf .venv .venv-floor .tmp "$${XDG_CACHE_HOME:-$$HOME/.cache}/cloudcompute-cloud"

@@ -1,0 +1,111 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment:
+    # Modules: the connection options and their environment fallbacks
+    # (plugins/module_utils/_module.py COMMON_ARGUMENT_SPEC).
+    DOCUMENTATION = r"""
+options:
+  api_url:
+    description:
+      - Base URL of the Cloud Compute API, including the version prefix, for example
+        V(https://api.example.com/v1) or the local emulator's V(http://127.0.0.1:8400/v1).
+      - If not set, the value of the E(CLOUDCOMPUTE_API_URL) environment variable is used.
+    type: str
+  client_id:
+    description:
+      - Client id of a Cloud API credential (console, Keys, Cloud API Credentials).
+      - If not set, the value of the E(CLOUDCOMPUTE_CLIENT_ID) environment variable is used.
+    type: str
+  client_secret:
+    description:
+      - Client secret of that credential. It is never logged nor written to the token cache.
+      - If not set, the value of the E(CLOUDCOMPUTE_CLIENT_SECRET) environment variable is used.
+    type: str
+  validate_certs:
+    description:
+      - Whether to verify the API's TLS certificate. Set to V(false) only for a test endpoint
+        with a self-signed certificate; to trust a private CA instead, point the
+        E(REQUESTS_CA_BUNDLE) environment variable at its bundle.
+      - If not set, the value of the E(CLOUDCOMPUTE_VALIDATE_CERTS) environment variable is used.
+    type: bool
+    default: true
+  request_timeout:
+    description:
+      - Seconds to wait for each HTTP response before it counts as lost.
+      - If not set, the value of the E(CLOUDCOMPUTE_REQUEST_TIMEOUT) environment variable is used.
+    type: float
+    default: 30
+  token_cache:
+    description:
+      - Directory where the access and refresh tokens are cached between tasks, in one file
+        per API URL and client id, readable by its owner only (mode 0600). Every task of a
+        playbook, and every fork, reuses the cached token until it nears expiry, so a playbook
+        makes about one token exchange per token lifetime. The client secret is never written.
+      - Set to V(false) to disable the cache (every task then exchanges credentials).
+      - If not set, the value of the E(CLOUDCOMPUTE_TOKEN_CACHE) environment variable is used.
+    type: str
+    default: ~/.cache/cloudcompute.cloud/tokens
+notes:
+  - Requests are paced from the API's C(RateLimit) headers, 429 answers are retried after
+    C(Retry-After), and transient failures of requests that are safe to repeat are retried
+    with backoff. A create whose response is lost is never resent blindly; the resource is
+    looked up by its identity first, so no duplicate is made.
+requirements:
+  - requests
+"""
+
+    # Inventory plugin: the same options read from configuration/environment (env: keys).
+    PLUGIN = r"""
+options:
+  api_url:
+    description:
+      - Base URL of the Cloud Compute API, including the version prefix.
+    type: str
+    required: true
+    env:
+      - name: CLOUDCOMPUTE_API_URL
+  client_id:
+    description:
+      - Client id of a Cloud API credential. Templates (lookups, vaulted variables) are allowed.
+    type: str
+    required: true
+    env:
+      - name: CLOUDCOMPUTE_CLIENT_ID
+  client_secret:
+    description:
+      - Client secret of that credential. Templates (lookups, vaulted variables) are allowed.
+    type: str
+    required: true
+    env:
+      - name: CLOUDCOMPUTE_CLIENT_SECRET
+  validate_certs:
+    description:
+      - Whether to verify the API's TLS certificate.
+    type: bool
+    default: true
+    env:
+      - name: CLOUDCOMPUTE_VALIDATE_CERTS
+  request_timeout:
+    description:
+      - Seconds to wait for each HTTP response.
+    type: float
+    default: 30
+    env:
+      - name: CLOUDCOMPUTE_REQUEST_TIMEOUT
+  token_cache:
+    description:
+      - Directory of the shared token cache (see the modules); V(false) disables it.
+    type: str
+    default: ~/.cache/cloudcompute.cloud/tokens
+    env:
+      - name: CLOUDCOMPUTE_TOKEN_CACHE
+requirements:
+  - requests
+"""

@@ -1,0 +1,573 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The one HTTP client of the collection: every module and the inventory plugin talk to the
+Cloud Compute API through ``ApiClient``.
+
+What it takes care of, so callers do not:
+- OAuth2 client credentials, refresh before expiry, one re-authentication on a 401, and a token
+  cache shared between tasks and forks (a 0600 file per API URL + client id, holding tokens and
+  never the secret);
+- retries only where they are safe: 429 waits ``Retry-After``; 5xx, 503 and connection errors
+  are retried with capped exponential backoff for requests that may be repeated; a create whose
+  response was lost is never resent blindly (``create()`` looks the resource up first);
+- pacing: the ``RateLimit`` headers of every response tell how much of the project's and the
+  endpoint's quota is left, and the client slows down before it runs out;
+- tolerant parsing of the API's response forms (bare or quoted ids, array-or-object reads).
+
+This file does not import anything from Ansible so the inventory plugin can use it as it is.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import errno
+import hashlib
+import json
+import os
+import random
+import re
+import tempfile
+import time
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on POSIX: the cache still works, without locking
+    fcntl = None
+
+try:
+    import requests
+    from requests.exceptions import ConnectionError as RequestsConnectionError
+    from requests.exceptions import ConnectTimeout, RequestException, SSLError
+    HAS_REQUESTS = True
+    REQUESTS_IMPORT_ERROR = None
+except ImportError as import_error:  # reported by the module wrapper with missing_required_lib()
+    requests = None
+    HAS_REQUESTS = False
+    REQUESTS_IMPORT_ERROR = import_error
+
+COLLECTION_VERSION = "0.1.0"
+USER_AGENT = "cloudcompute.cloud/" + COLLECTION_VERSION
+TOKEN_SCOPE = "cloud-api-v1"
+DEFAULT_TOKEN_CACHE = "~/.cache/cloudcompute.cloud/tokens"
+DISABLED_TOKEN_CACHE_VALUES = ("", "false", "no", "off", "none", "disabled")
+
+# Retry limits. A 429 is always safe to retry (the API did nothing) and tells us how long to
+# wait; other transient failures back off exponentially up to MAX_BACKOFF seconds.
+MAX_RATE_LIMIT_RETRIES = 10
+MAX_TRANSIENT_RETRIES = 5
+INITIAL_BACKOFF = 0.5
+MAX_BACKOFF = 8.0
+# A request keeps this share of each rate-limit quota in reserve for other forks and tasks:
+# below it the client spreads its remaining requests over the rest of the window.
+PACING_RESERVE = 0.2
+
+
+class ApiError(Exception):
+    """The API answered with an error, or could not be reached.
+
+    ``status`` is the HTTP status (None when no response arrived), ``code`` and ``message`` the
+    API's error body. ``to_failure()`` is what modules return as ``failure``.
+    """
+
+    def __init__(self, message, status=None, code=None, method=None, path=None, hint=None):
+        self.status = status
+        self.code = code
+        self.api_message = message
+        self.method = method
+        self.path = path
+        self.hint = hint
+        super(ApiError, self).__init__(self.describe())
+
+    def describe(self):
+        where = " ".join(part for part in (self.method, self.path) if part)
+        status = " (HTTP %s%s)" % (self.status, ", " + self.code if self.code else "") if self.status else ""
+        text = "%s failed%s: %s" % (where or "API request", status, self.api_message)
+        if self.hint:
+            text += " " + self.hint
+        return text
+
+    def to_failure(self):
+        return {
+            "code": self.code,
+            "message": self.api_message,
+            "status": self.status,
+            "method": self.method,
+            "path": self.path,
+        }
+
+
+class ResponseLost(ApiError):
+    """A request that must not be repeated blindly may or may not have been carried out: the
+    connection broke after it was sent, or the API answered 5xx. The caller must find out."""
+
+
+class Response:
+    """A parsed API response: ``status``, ``headers`` and ``body`` (JSON, text or None)."""
+
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+
+def parse_created_id(body):
+    """The id in a create response: bare text, a JSON string, ``{"id": ...}`` or ``[id, ...]``."""
+    if isinstance(body, dict):
+        return body.get("id")
+    if isinstance(body, list):
+        return parse_created_id(body[0]) if body else None
+    if isinstance(body, str):
+        text = body.strip()
+        if text.startswith(("\"", "{", "[")):
+            try:
+                return parse_created_id(json.loads(text))
+            except ValueError:
+                pass
+        return text.strip("\"") or None
+    return body
+
+
+def single_item(body):
+    """A single-resource read answered either as an object or as a one-element array."""
+    if isinstance(body, list):
+        return body[0] if body else None
+    return body
+
+
+def parse_rate_limit_header(value):
+    """Parse ``RateLimit`` / ``RateLimit-Policy`` header values of the form
+    ``"project";r=499;t=59, "endpoint";r=59;t=59`` into ``{name: {param: int}}``.
+    Unknown or malformed entries are skipped: pacing is an optimisation, never a failure."""
+    entries = {}
+    for item in (value or "").split(","):
+        parts = [part.strip() for part in item.split(";")]
+        name = parts[0].strip("\"") if parts else ""
+        if not name:
+            continue
+        params = {}
+        for part in parts[1:]:
+            key, sep, raw = part.partition("=")
+            if sep:
+                try:
+                    params[key.strip()] = int(float(raw.strip().strip("\"")))
+                except ValueError:
+                    continue
+        entries[name] = params
+    return entries
+
+
+def token_cache_disabled(token_cache):
+    return token_cache is None or str(token_cache).strip().lower() in DISABLED_TOKEN_CACHE_VALUES
+
+
+class TokenCache:
+    """Tokens shared by every task and fork that uses the same API URL and client id.
+
+    One JSON file per (API URL, client id), mode 0600 in a 0700 directory, written atomically.
+    It holds the access and refresh tokens and their expiry, plus a salted digest of the client
+    secret so that a changed secret never reuses tokens obtained with the old one. Refreshing is
+    done under an exclusive lock so that parallel forks refresh once, not once each (refresh
+    tokens are single-use).
+    """
+
+    def __init__(self, directory, api_url, client_id, client_secret):
+        self.directory = os.path.expanduser(directory)
+        key = hashlib.sha256(("%s\n%s" % (api_url, client_id)).encode("utf-8")).hexdigest()[:32]
+        self.path = os.path.join(self.directory, key + ".json")
+        self.lock_path = self.path + ".lock"
+        self.secret_digest = hashlib.sha256(
+            ("cloudcompute.cloud token cache\n%s\n%s" % (key, client_secret)).encode("utf-8")
+        ).hexdigest()
+
+    def _ensure_directory(self):
+        try:
+            os.makedirs(self.directory, mode=0o700)
+        except OSError as error:
+            if error.errno != errno.EEXIST:
+                raise
+
+    def load(self):
+        try:
+            with open(self.path) as handle:
+                data = json.load(handle)
+        except (IOError, OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("secret_digest") != self.secret_digest:
+            return None
+        return data
+
+    def store(self, token):
+        self._ensure_directory()
+        data = dict(token, secret_digest=self.secret_digest)
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".token-", suffix=".tmp")
+        try:
+            os.fchmod(handle, 0o600)
+            with os.fdopen(handle, "w") as stream:
+                json.dump(data, stream)
+            os.rename(temporary, self.path)
+        except Exception:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+            raise
+
+    def clear(self):
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+    def locked(self):
+        return _FileLock(self.lock_path, self._ensure_directory)
+
+
+class _FileLock:
+    def __init__(self, path, ensure_directory):
+        self.path = path
+        self.ensure_directory = ensure_directory
+        self.handle = None
+
+    def __enter__(self):
+        if fcntl is None:
+            return self
+        self.ensure_directory()
+        self.handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self.handle, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.handle is not None:
+            fcntl.flock(self.handle, fcntl.LOCK_UN)
+            os.close(self.handle)
+            self.handle = None
+
+
+class ApiClient:
+    """Authenticated, paced, retrying access to one Cloud Compute API endpoint.
+
+    ``api_url`` includes the version prefix (``https://.../v1``); paths passed to the request
+    methods are relative to it (``/instances``).
+    """
+
+    def __init__(self, api_url, client_id, client_secret, validate_certs=True, request_timeout=30,
+                 token_cache=DEFAULT_TOKEN_CACHE, sleep=time.sleep, clock=time.time):
+        if not HAS_REQUESTS:
+            raise ImportError("the requests Python library is required: %s" % REQUESTS_IMPORT_ERROR)
+        self.api_url = api_url.rstrip("/")
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.request_timeout = request_timeout
+        self.sleep = sleep
+        self.clock = clock
+        self.session = requests.Session()
+        self.session.verify = validate_certs
+        self.session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
+        self.token_cache = None if token_cache_disabled(token_cache) else TokenCache(
+            token_cache, self.api_url, client_id, client_secret)
+        self._token = None
+        # Latest rate-limit state per quota name: {"project": {"r": .., "t": .., "q": .., "w": .., "at": ..}}
+        self.rate_limits = {}
+        # What this client did, for results and tests: requests sent, token exchanges, retries.
+        self.stats = {"requests": 0, "token_requests": 0, "retries": 0, "rate_limited": 0, "paced_seconds": 0.0}
+
+    # ----------------------------------------------------------------- public request methods
+
+    def get(self, path, params=None):
+        return self.request("GET", path, params=params).body
+
+    def get_one(self, path, params=None):
+        """GET a single resource, tolerating the API's one-element-array form."""
+        return single_item(self.get(path, params=params))
+
+    def post(self, path, json_body=None, idempotent=False):
+        return self.request("POST", path, json_body=json_body, idempotent=idempotent).body
+
+    def put(self, path, json_body=None, idempotent=True):
+        return self.request("PUT", path, json_body=json_body, idempotent=idempotent)
+
+    def patch(self, path, json_body=None):
+        return self.request("PATCH", path, json_body=json_body).body
+
+    def delete(self, path, json_body=None, params=None):
+        return self.request("DELETE", path, json_body=json_body, params=params)
+
+    def create(self, path, json_body, find_existing, max_attempts=3):
+        """POST a create without ever making a duplicate; return the new resource's id.
+
+        When the response is lost (connection broken after sending, or 5xx), ``find_existing()``
+        looks the resource up by its identity: if it exists the create did happen, otherwise the
+        create is sent again.
+        """
+        for attempt in range(1, max_attempts + 1):
+            try:
+                return parse_created_id(self.post(path, json_body))
+            except ResponseLost:
+                existing = find_existing()
+                if existing:
+                    return existing["id"]
+                if attempt == max_attempts:
+                    raise
+                self._retry_after_backoff(attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def get_all_pages(self, path, params=None, page_size=100):
+        """Read every page of a paginated list (``page``/``pageSize`` with ``X-Total-Count``)."""
+        items = []
+        page = 1
+        while True:
+            query = dict(params or {}, page=page, pageSize=page_size)
+            response = self.request("GET", path, params=query)
+            batch = response.body or []
+            items.extend(batch)
+            total = response.headers.get("X-Total-Count")
+            if len(batch) < page_size or (total is not None and len(items) >= int(total)):
+                return items
+            page += 1
+
+    # ------------------------------------------------------------------------------ core
+
+    def request(self, method, path, params=None, json_body=None, idempotent=None, authenticated=True):
+        """Send one logical request, with retries where they are safe; return a ``Response``.
+
+        ``idempotent`` says whether the request may be sent again when its outcome is unknown;
+        it defaults to True for every method but POST.
+        """
+        if idempotent is None:
+            idempotent = method != "POST"
+        url = self.api_url + path
+        rate_limited = transient = 0
+        reauthenticated = False
+        while True:
+            self._pace()
+            headers = {}
+            if authenticated:
+                headers["Authorization"] = "Bearer " + self._access_token()
+            sent = True
+            try:
+                self.stats["requests"] += 1
+                raw = self.session.request(method, url, params=params, json=json_body, headers=headers,
+                                           timeout=self.request_timeout)
+            except SSLError as error:
+                raise ApiError("TLS verification failed: %s (set validate_certs to false only for a test "
+                               "endpoint with a self-signed certificate)" % _short(error), method=method, path=path)
+            except RequestException as error:
+                # A connect failure means nothing reached the API: always safe to retry.
+                sent = not _never_sent(error)
+                if (idempotent or not sent) and transient < MAX_TRANSIENT_RETRIES:
+                    transient += 1
+                    self._retry_after_backoff(transient)
+                    continue
+                error_class = ResponseLost if sent and not idempotent else ApiError
+                raise error_class("no response from %s: %s" % (self.api_url, _short(error)), method=method, path=path)
+
+            self._remember_rate_limits(raw.headers)
+            status = raw.status_code
+            if status < 400:
+                return Response(status, raw.headers, _parse_body(raw))
+
+            if status == 401 and authenticated and not reauthenticated:
+                # The token may have been revoked or expired early: get a new one, once.
+                reauthenticated = True
+                self._invalidate_token()
+                continue
+            if status == 429 and rate_limited < MAX_RATE_LIMIT_RETRIES:
+                rate_limited += 1
+                self.stats["rate_limited"] += 1
+                self._wait_retry_after(raw.headers, rate_limited)
+                continue
+            if status == 503 and transient < MAX_TRANSIENT_RETRIES:
+                # Overloaded or out of capacity, the API did nothing: retry a few times, then
+                # fail clearly (no endless retry on a capacity shortage).
+                transient += 1
+                if raw.headers.get("Retry-After"):
+                    self._wait_retry_after(raw.headers, transient)
+                else:
+                    self._retry_after_backoff(transient)
+                continue
+            if status >= 500 and status != 503:
+                if idempotent and transient < MAX_TRANSIENT_RETRIES:
+                    transient += 1
+                    self._retry_after_backoff(transient)
+                    continue
+                if not idempotent:
+                    raise _api_error(raw, method, path, ResponseLost)
+            raise _api_error(raw, method, path)
+
+    # ------------------------------------------------------------------------ authentication
+
+    def _access_token(self):
+        token = self._token
+        if token is None and self.token_cache:
+            token = self.token_cache.load()
+        if token is None or self._expiring(token):
+            token = self._renew_token(token)
+        self._token = token
+        return token["access_token"]
+
+    def _expiring(self, token):
+        # Renew when less than a fifth of the lifetime (at most a minute) is left, so a token
+        # never expires between our check and the API's.
+        lifetime = token.get("expires_in", 3600)
+        margin = min(60.0, lifetime / 5.0)
+        return self.clock() >= token.get("expires_at", 0) - margin
+
+    def _renew_token(self, stale):
+        if not self.token_cache:
+            return self._exchange_token(stale)
+        with self.token_cache.locked():
+            # Another fork may have renewed it while we waited for the lock.
+            cached = self.token_cache.load()
+            if cached and not self._expiring(cached) and (stale is None or cached["access_token"] != stale["access_token"]):
+                return cached
+            token = self._exchange_token(cached or stale)
+            self.token_cache.store(token)
+            return token
+
+    def _exchange_token(self, stale):
+        if stale and stale.get("refresh_token"):
+            try:
+                return self._token_request({"grant_type": "refresh_token", "refresh_token": stale["refresh_token"]})
+            except ApiError as error:
+                if error.status not in (400, 401):
+                    raise
+                # Refresh tokens are single-use and expire: fall back to the client credentials.
+        return self._token_request({
+            "grant_type": "client_credentials",
+            "client_id": self.client_id,
+            "client_secret": self.client_secret,
+        })
+
+    def _token_request(self, body):
+        self.stats["token_requests"] += 1
+        response = self.request("POST", "/oauth2/token", json_body=body, idempotent=True, authenticated=False)
+        data = response.body if isinstance(response.body, dict) else {}
+        if not data.get("access_token"):
+            raise ApiError("the token response carried no access_token", status=response.status,
+                           method="POST", path="/oauth2/token")
+        expires_in = float(data.get("expires_in") or 3600)
+        return {
+            "access_token": data["access_token"],
+            "refresh_token": data.get("refresh_token"),
+            "expires_in": expires_in,
+            "expires_at": self.clock() + expires_in,
+            "scope": data.get("scope", TOKEN_SCOPE),
+        }
+
+    def _invalidate_token(self):
+        rejected = self._token
+        self._token = None
+        if self.token_cache and rejected:
+            with self.token_cache.locked():
+                cached = self.token_cache.load()
+                if cached and cached.get("access_token") == rejected.get("access_token"):
+                    self.token_cache.clear()
+
+    # ------------------------------------------------------------------- pacing and waiting
+
+    def _remember_rate_limits(self, headers):
+        remaining = parse_rate_limit_header(headers.get("RateLimit"))
+        if not remaining:
+            return
+        policy = parse_rate_limit_header(headers.get("RateLimit-Policy"))
+        now = self.clock()
+        self.rate_limits = {}
+        for name, values in remaining.items():
+            entry = dict(policy.get(name, {}))
+            entry.update(values)
+            entry["at"] = now
+            self.rate_limits[name] = entry
+
+    def pacing_delay(self):
+        """Seconds to wait before the next request so the quotas last until their windows reset.
+
+        Above the reserve there is no delay. Below it, the remaining requests are spread evenly
+        over the time left in the window; with none left, wait for the reset.
+        """
+        delay = 0.0
+        now = self.clock()
+        for entry in self.rate_limits.values():
+            if "r" not in entry or "t" not in entry:
+                continue
+            reset_in = max(0.0, entry["t"] - (now - entry["at"]))
+            remaining = entry["r"]
+            reserve = max(1, int(entry.get("q", 0) * PACING_RESERVE))
+            if remaining <= 0:
+                delay = max(delay, reset_in)
+            elif remaining < reserve:
+                delay = max(delay, reset_in / (remaining + 1))
+        return delay
+
+    def _pace(self):
+        delay = self.pacing_delay()
+        if delay > 0:
+            delay += random.uniform(0, min(1.0, delay / 4))  # forks must not wake in lockstep
+            self.stats["paced_seconds"] += delay
+            self.sleep(delay)
+
+    def _wait_retry_after(self, headers, attempt):
+        try:
+            delay = float(headers.get("Retry-After"))
+        except (TypeError, ValueError):
+            delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2 ** attempt)
+        self.stats["retries"] += 1
+        # After the wait the window has reset; forget the stale counters.
+        self.rate_limits = {}
+        self.sleep(max(0.0, delay) + random.uniform(0, 1.0))
+
+    def _retry_after_backoff(self, attempt):
+        self.stats["retries"] += 1
+        self._backoff(attempt)
+
+    def _backoff(self, attempt):
+        delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2 ** (attempt - 1))
+        self.sleep(random.uniform(delay / 2, delay))
+
+
+def _never_sent(error):
+    """True when the request certainly did not reach the API (connecting failed)."""
+    if isinstance(error, ConnectTimeout):
+        return True
+    if isinstance(error, RequestsConnectionError):
+        text = repr(error)
+        return "NewConnectionError" in text or "Failed to resolve" in text or "NameResolutionError" in text
+    return False
+
+
+def _short(error):
+    text = str(error)
+    return text if len(text) < 300 else text[:297] + "..."
+
+
+def _parse_body(raw):
+    if raw.status_code == 204 or not raw.content:
+        return None
+    text = raw.text
+    if "json" in raw.headers.get("Content-Type", ""):
+        try:
+            return raw.json()
+        except ValueError:
+            return text
+    return text
+
+
+def _api_error(raw, method, path, error_class=ApiError):
+    body = _parse_body(raw)
+    code = message = None
+    if isinstance(body, dict):
+        code = body.get("code")
+        message = body.get("message") or body.get("detail")
+    if not message:
+        message = (body if isinstance(body, str) and body.strip() else raw.reason) or "HTTP %s" % raw.status_code
+    return error_class(str(message), status=raw.status_code, code=code, method=method, path=path)
+
+
+_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def looks_like_id(value):
+    """Resource ids are UUIDs; names given where an id is accepted are anything else."""
+    return bool(value) and bool(_ID_PATTERN.match(str(value)))

@@ -1,0 +1,101 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The module wrapper every cloudcompute.cloud module is built on: the common options (with
+their environment fallbacks), the API client built from them, and API errors turned into
+``fail_json`` with a ``failure`` dict instead of a traceback."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
+    DEFAULT_TOKEN_CACHE,
+    HAS_REQUESTS,
+    REQUESTS_IMPORT_ERROR,
+    ApiClient,
+    ApiError,
+)
+
+# The options of plugins/doc_fragments/common.py (module variant): keep both in step.
+COMMON_ARGUMENT_SPEC = dict(
+    api_url=dict(type="str", fallback=(env_fallback, ["CLOUDCOMPUTE_API_URL"])),
+    client_id=dict(type="str", fallback=(env_fallback, ["CLOUDCOMPUTE_CLIENT_ID"])),
+    client_secret=dict(type="str", no_log=True, fallback=(env_fallback, ["CLOUDCOMPUTE_CLIENT_SECRET"])),
+    validate_certs=dict(type="bool", default=True, fallback=(env_fallback, ["CLOUDCOMPUTE_VALIDATE_CERTS"])),
+    request_timeout=dict(type="float", default=30, fallback=(env_fallback, ["CLOUDCOMPUTE_REQUEST_TIMEOUT"])),
+    token_cache=dict(type="str", default=DEFAULT_TOKEN_CACHE, no_log=False,
+                     fallback=(env_fallback, ["CLOUDCOMPUTE_TOKEN_CACHE"])),
+)
+
+# plugins/doc_fragments/wait.py
+WAIT_ARGUMENT_SPEC = dict(
+    wait=dict(type="bool", default=True),
+    wait_timeout=dict(type="int", default=900),
+)
+
+# plugins/doc_fragments/tags.py
+TAGS_ARGUMENT_SPEC = dict(
+    tags=dict(type="dict"),
+    purge_tags=dict(type="bool", default=True),
+)
+
+REQUIRED_CREDENTIALS = (
+    ("api_url", "CLOUDCOMPUTE_API_URL"),
+    ("client_id", "CLOUDCOMPUTE_CLIENT_ID"),
+    ("client_secret", "CLOUDCOMPUTE_CLIENT_SECRET"),
+)
+
+
+class ModuleFailure(Exception):
+    """A failure found by the module itself (bad input, timeout, ambiguity): ``fail_json`` it."""
+
+    def __init__(self, msg, **result):
+        super(ModuleFailure, self).__init__(msg)
+        self.msg = msg
+        self.result = result
+
+
+class CloudComputeModule(AnsibleModule):
+    """An AnsibleModule with the common options, a lazily built API client, and ``fail_api``."""
+
+    def __init__(self, argument_spec, **kwargs):
+        spec = dict(COMMON_ARGUMENT_SPEC)
+        spec.update(argument_spec)
+        kwargs.setdefault("supports_check_mode", True)
+        super(CloudComputeModule, self).__init__(argument_spec=spec, **kwargs)
+        if not HAS_REQUESTS:
+            self.fail_json(msg=missing_required_lib("requests"), exception=str(REQUESTS_IMPORT_ERROR))
+        missing = ["%s (or %s)" % pair for pair in REQUIRED_CREDENTIALS if not self.params.get(pair[0])]
+        if missing:
+            self.fail_json(msg="missing required connection options: %s" % ", ".join(missing))
+        self._client = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            self._client = ApiClient(
+                api_url=self.params["api_url"],
+                client_id=self.params["client_id"],
+                client_secret=self.params["client_secret"],
+                validate_certs=self.params["validate_certs"],
+                request_timeout=self.params["request_timeout"],
+                token_cache=self.params["token_cache"],
+            )
+        return self._client
+
+    def fail_api(self, error, **result):
+        """Fail with the API's code, message and status in ``failure``, never a traceback."""
+        self.fail_json(msg=str(error), failure=error.to_failure(), **result)
+
+    def run(self, action):
+        """Call ``action()`` and turn the failures it raises into clean ``fail_json`` results."""
+        try:
+            return action()
+        except ApiError as error:
+            self.fail_api(error)
+        except ModuleFailure as failure:
+            self.fail_json(msg=failure.msg, **failure.result)

@@ -1,0 +1,274 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What every resource module shares: find by id or name, desired vs current, check mode that
+predicts the real run, ``--diff``, one ``wait_timeout`` budget, and the result shape.
+
+A simple module declares a ``Resource`` subclass (API path, identity, fields and how a change
+to each is applied) and calls ``run()``. Richer modules (instance, volume, cluster) use the
+same pieces (``find``, ``WaitBudget``, ``diff``) around their own actions.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+
+# How a change to a field is applied to an existing resource.
+UPDATE = "update"        # sent with the resource's update request (PATCH)
+REPLACE = "replace"      # the API cannot change it: a new resource replaces the old one
+IMMUTABLE = "immutable"  # cannot change at all: a difference is a clear failure
+
+FIRST_POLL_INTERVAL = 0.25
+MAX_POLL_INTERVAL = 10.0
+
+
+class WaitBudget:
+    """One ``wait_timeout`` shared by every wait of a task, so a task that waits for several
+    things (shut down, then attach, then boot) never waits longer than the user allowed."""
+
+    def __init__(self, client, timeout, sleep=time.sleep, clock=time.monotonic):
+        self.client = client
+        self.timeout = timeout
+        self.sleep = sleep
+        self.clock = clock
+        self.deadline = clock() + timeout
+
+    def remaining(self):
+        return max(0.0, self.deadline - self.clock())
+
+    def until(self, fetch, done, description, failed=None, describe=None):
+        """Poll ``fetch()`` until ``done(value)``; return that value.
+
+        ``failed(value)`` returning a message stops the wait with that message (e.g. an
+        instance that went to ``error``). The interval grows from a quarter second to ten
+        seconds and stretches further when the rate-limit headers ask for it.
+        """
+        interval = FIRST_POLL_INTERVAL
+        while True:
+            value = fetch()
+            if done(value):
+                return value
+            problem = failed(value) if failed else None
+            if problem:
+                raise ModuleFailure("%s: %s" % (description, problem))
+            remaining = self.remaining()
+            if remaining <= 0:
+                last = " (last seen: %s)" % describe(value) if describe else ""
+                raise ModuleFailure("timed out after %ss waiting for %s%s; raise wait_timeout or set wait: false"
+                                    % (self.timeout, description, last))
+            self.sleep(min(remaining, max(interval, self.client.pacing_delay())))
+            interval = min(MAX_POLL_INTERVAL, interval * 1.5)
+
+
+def pick_one(candidates, what, identity):
+    """The single match of a lookup by name; several are ambiguous and need the id."""
+    if not candidates:
+        return None
+    if len(candidates) > 1:
+        raise ModuleFailure(
+            "%d %ss are named %r: give the id of the one you mean (ids: %s)"
+            % (len(candidates), what, identity, ", ".join(sorted(str(item.get("id")) for item in candidates))))
+    return candidates[0]
+
+
+def is_not_found(error):
+    return isinstance(error, ApiError) and error.status == 404
+
+
+def fetch_or_none(client, path):
+    """GET one resource; None when the API answers 404."""
+    try:
+        return client.get_one(path)
+    except ApiError as error:
+        if is_not_found(error):
+            return None
+        raise
+
+
+class Field:
+    """One module option and the API field it maps to.
+
+    ``normalize`` turns both the desired and the current value into comparable form;
+    ``on_change`` says what a difference means (UPDATE, REPLACE or IMMUTABLE).
+    """
+
+    def __init__(self, option, api=None, normalize=None, on_change=UPDATE):
+        self.option = option
+        self.api = api or option
+        self.normalize = normalize or (lambda value: value)
+        self.on_change = on_change
+
+
+class Resource:
+    """Declarative base for a resource module. Subclasses set the class attributes and
+    override a hook only where their API differs from the common pattern."""
+
+    key = None            # result key and singular name, e.g. "ssh_key"
+    path = None           # collection path, e.g. "/ssh-keys"
+    name_field = "name"   # the API field that names a resource
+    name_option = "name"  # the module option that carries it
+    fields = ()           # Field declarations (the name field included when it is one)
+    update_method = None  # "PATCH" when the API updates in place
+
+    @property
+    def noun(self):
+        return self.key.replace("_", " ")
+
+    def __init__(self, module):
+        self.module = module
+        self.params = module.params
+        self.client = module.client
+        self.budget = WaitBudget(self.client, self.params.get("wait_timeout") or 0)
+
+    # --------------------------------------------------------------------------- lookups
+
+    def fetch(self, resource_id):
+        """The resource with this id, or None when the API says 404."""
+        return fetch_or_none(self.client, "%s/%s" % (self.path, resource_id))
+
+    def list_named(self, name):
+        """Resources that may carry this name (filtered exactly by ``find_by_name``)."""
+        return self.client.get(self.path) or []
+
+    def find_by_name(self, name, exclude_id=None):
+        matches = [item for item in self.list_named(name)
+                   if item.get(self.name_field) == name and item.get("id") != exclude_id]
+        return pick_one(matches, self.noun, name)
+
+    def find(self):
+        """The existing resource named by the module's identity (``id``, else the name).
+
+        An ``id`` that does not exist is a failure for ``state=present`` (we never create
+        something under an id we did not choose) and simply absent otherwise."""
+        resource_id = self.params.get("id")
+        if resource_id:
+            found = self.fetch(resource_id)
+            if found is None and self.params.get("state") not in ("absent",):
+                raise ModuleFailure("%s %s does not exist; omit id to create one by %s"
+                                    % (self.noun, resource_id, self.name_option))
+            return found
+        name = self.params.get(self.name_option)
+        if not name:
+            raise ModuleFailure("one of id or %s is required" % self.name_option)
+        return self.find_by_name(name)
+
+    # ---------------------------------------------------------------------- desired state
+
+    def desired(self):
+        """API field -> desired value, for every option the user set."""
+        return dict((field.api, self.params[field.option]) for field in self.fields
+                    if self.params.get(field.option) is not None)
+
+    def changes(self, current):
+        """Fields whose desired value differs from the current one: [(Field, desired)]."""
+        found = []
+        for field in self.fields:
+            wanted = self.params.get(field.option)
+            if wanted is None:
+                continue
+            if field.normalize(wanted) != field.normalize(current.get(field.api)):
+                found.append((field, wanted))
+        return found
+
+    def validate(self):
+        """Reject input that can be rejected locally, before any API call."""
+
+    def view(self, resource):
+        """The part of a resource shown in ``--diff``: its id and the declared fields."""
+        if not resource:
+            return {}
+        shown = dict((field.api, resource.get(field.api)) for field in self.fields)
+        shown["id"] = resource.get("id")
+        return shown
+
+    # --------------------------------------------------------------------------- actions
+
+    def create(self, template=None, exclude_id=None):
+        """Create the resource from the desired fields (over ``template``'s, when replacing).
+
+        A lost response is resolved by looking the new resource up by name, never by resending
+        blindly; ``exclude_id`` keeps the resource being replaced out of that lookup."""
+        body = dict((field.api, template.get(field.api)) for field in self.fields) if template else {}
+        body.update(self.desired())
+        name = body.get(self.name_field)
+        resource_id = self.client.create(self.path, body, find_existing=lambda: self.find_by_name(name, exclude_id))
+        return self.wait_created(resource_id)
+
+    def wait_created(self, resource_id):
+        """Read the new resource back (resources with a lifecycle wait here)."""
+        return self.fetch(resource_id)
+
+    def update(self, current, changes):
+        body = dict((field.api, value) for field, value in changes)
+        self.client.request(self.update_method, "%s/%s" % (self.path, current["id"]), json_body=body)
+        return self.fetch(current["id"])
+
+    def delete(self, current):
+        try:
+            self.client.delete("%s/%s" % (self.path, current["id"]))
+        except ApiError as error:
+            if not is_not_found(error):  # gone meanwhile: that is what we wanted
+                raise
+
+    def replace(self, current):
+        """Create the new resource first, then delete the old one, so that nothing that
+        refers to the resource by name is ever left without one."""
+        created = self.create(template=current, exclude_id=current["id"])
+        self.delete(current)
+        return created
+
+    # ---------------------------------------------------------------------- orchestration
+
+    def predicted(self, current=None):
+        """What a real run would leave behind, for check mode."""
+        resource = dict(current or {})
+        if current is None or any(field.on_change == REPLACE for field, _value in self.changes(current)):
+            resource["id"] = None
+        resource.update(self.desired())
+        return resource
+
+    def ensure_present(self, current):
+        if current is None:
+            resource = self.predicted() if self.module.check_mode else self.create()
+            return self.result(True, None, resource)
+        changes = self.changes(current)
+        if not changes:
+            return self.result(False, current, current)
+        immutable = [field.option for field, _value in changes if field.on_change == IMMUTABLE]
+        if immutable:
+            raise ModuleFailure("cannot change %s of existing %s %s (immutable); delete and recreate it instead"
+                                % (", ".join(immutable), self.noun, current.get("id")))
+        if self.module.check_mode:
+            return self.result(True, current, self.predicted(current))
+        if any(field.on_change == REPLACE for field, _value in changes) or not self.update_method:
+            return self.result(True, current, self.replace(current))
+        return self.result(True, current, self.update(current, changes))
+
+    def ensure_absent(self, current):
+        if current is None:
+            return self.result(False, None, None)
+        if not self.module.check_mode:
+            self.delete(current)
+        return self.result(True, current, None)
+
+    def result(self, changed, before, after):
+        result = {"changed": changed, self.key: after or {}}
+        if self.module._diff:
+            result["diff"] = {"before": self.view(before), "after": self.view(after)}
+        return result
+
+    def run(self):
+        """Validate, converge to ``state`` and exit the module."""
+        def converge():
+            self.validate()
+            current = self.find()
+            if self.params.get("state") == "absent":
+                return self.ensure_absent(current)
+            return self.ensure_present(current)
+        self.module.exit_json(**self.module.run(converge))

@@ -1,0 +1,121 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: startup_script_info
+short_description: List startup scripts of a Cloud Compute project
+version_added: 0.1.0
+description:
+  - Returns the project's startup scripts, reading every page of the API's paginated list.
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: N/A
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  id:
+    description:
+      - Return only the script with this id (an empty list when there is none).
+    type: str
+  name:
+    description:
+      - Return only scripts with exactly this name.
+    type: str
+  name_contains:
+    description:
+      - Return only scripts whose name contains this text (the API's partial-name filter).
+    type: str
+  order:
+    description:
+      - Order by creation time, newest first (V(desc), the API's default) or oldest first.
+    type: str
+    choices: [asc, desc]
+    default: desc
+"""
+
+EXAMPLES = r"""
+- name: Every script, oldest first
+  cloudcompute.cloud.startup_script_info:
+    order: asc
+  register: scripts
+
+- name: Scripts whose names mention cuda
+  cloudcompute.cloud.startup_script_info:
+    name_contains: cuda
+  register: cuda_scripts
+"""
+
+RETURN = r"""
+startup_scripts:
+  description: The matching scripts.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: Id of the script.
+      type: str
+    name:
+      description: Name of the script.
+      type: str
+    script:
+      description: Content of the script.
+      type: str
+    created_at:
+      description: When the script was created (RFC 3339).
+      type: str
+"""
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
+
+
+def main():
+    module = CloudComputeModule(
+        argument_spec=dict(
+            id=dict(type="str"),
+            name=dict(type="str"),
+            name_contains=dict(type="str"),
+            order=dict(type="str", choices=["asc", "desc"], default="desc"),
+        ),
+    )
+    params = module.params
+
+    def read():
+        if params["id"]:
+            found = fetch_or_none(module.client, "/scripts/%s" % params["id"])
+            scripts = [found] if found else []
+        else:
+            query = {"orderBy": "created_at", "orderDirection": params["order"]}
+            partial = params["name_contains"] or params["name"]
+            if partial:
+                query["name"] = partial
+            scripts = module.client.get_all_pages("/scripts", params=query)
+        if params["name"] is not None:
+            scripts = [script for script in scripts if script.get("name") == params["name"]]
+        if params["name_contains"]:
+            scripts = [script for script in scripts if params["name_contains"] in script.get("name", "")]
+        return scripts
+
+    module.exit_json(changed=False, startup_scripts=module.run(read))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""The collection's metadata agrees with its code."""
+
+import pathlib
+import re
+
+import yaml
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils import _api
+
+COLLECTION = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_every_module_is_in_the_all_action_group():
+    runtime = yaml.safe_load((COLLECTION / "meta" / "runtime.yml").read_text())
+    modules = sorted(path.stem for path in (COLLECTION / "plugins" / "modules").glob("*.py"))
+    assert modules, "no modules found"
+    assert sorted(runtime["action_groups"]["all"]) == modules
+
+
+def test_user_agent_carries_the_galaxy_version():
+    galaxy = yaml.safe_load((COLLECTION / "galaxy.yml").read_text())
+    assert _api.COLLECTION_VERSION == galaxy["version"]
+    assert _api.USER_AGENT == "cloudcompute.cloud/" + galaxy["version"]
+
+
+def test_every_module_documents_the_common_options_through_the_fragment():
+    for path in (COLLECTION / "plugins" / "modules").glob("*.py"):
+        source = path.read_text()
+        assert "cloudcompute.cloud.common" in source, path.name
+        assert re.search(r"CloudComputeModule\(", source), path.name

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Create or refresh the development virtualenvs and the system tools the tests need.
+# Idempotent: a venv is rebuilt only when its requirements, the emulator's pyproject.toml or the
+# interpreter changed.  Usage: tools/bootstrap.sh [ceiling|floor|all]
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+
+# shellcheck: ansible-test's shellcheck sanity test passes silently without it.
+# openssh-server: the inventory end-to-end test reaches emulated hosts through a local sshd.
+install_system_packages() {
+    local missing=()
+    command -v shellcheck >/dev/null || missing+=(shellcheck)
+    [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+    command -v ssh >/dev/null || missing+=(openssh-client)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        sudo -n true 2>/dev/null || { log "cannot install ${missing[*]} (not root, no sudo); tests needing them will fail"; return 0; }
+        sudo=(sudo -n)
+    fi
+    log "installing system packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq >/dev/null
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# This machine's pip configuration names local indexes that may be absent; pip warns once per
+# package about them. Keep real errors, drop that noise.
+quiet_pip() {
+    local venv=$1
+    shift
+    "$venv/bin/python" -m pip -q "$@" 2>&1 | grep -v 'is neither a file nor a directory' >&2 || true
+    return "${PIPESTATUS[0]}"
+}
+
+# ensure_venv DIR PYTHON_VERSION REQUIREMENTS_FILE
+ensure_venv() {
+    local venv=$1 version=$2 requirements=$3 python stamp_file wanted
+    python=$(find_python "$version") || die "Python $version not found (tried python$version and pyenv versions)"
+    stamp_file="$venv/.bootstrap-stamp"
+    wanted=$( { echo "$python"; cat "$REPO/$requirements"; cat "$REPO/emulator/pyproject.toml" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1)
+    if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$wanted" ] && [ -x "$venv/bin/python" ]; then
+        return 0
+    fi
+    log "building $venv with $python ($requirements)"
+    rm -rf "$venv"
+    "$python" -m venv "$venv"
+    quiet_pip "$venv" install -r "$REPO/$requirements"
+    if [ -f "$REPO/emulator/pyproject.toml" ]; then
+        quiet_pip "$venv" install -c "$REPO/$requirements" -e "$REPO/emulator"
+    fi
+    echo "$wanted" > "$stamp_file"
+}
+
+case ${1:-all} in
+    ceiling) ensure_venv "$CEILING_VENV" 3.13 requirements-dev.txt ;;
+    floor) ensure_venv "$FLOOR_VENV" 3.11 requirements-dev-floor.txt ;;
+    all)
+        install_system_packages
+        ensure_venv "$CEILING_VENV" 3.13 requirements-dev.txt
+        ensure_venv "$FLOOR_VENV" 3.11 requirements-dev-floor.txt
+        ;;
+    *) die "usage: $0 [ceiling|floor|all]" ;;
+esac

@@ -1,0 +1,68 @@
+# Shared shell helpers for the Makefile's scripts. Source it; it sets REPO, paths and functions.
+# shellcheck shell=bash
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export REPO
+CEILING_VENV="$REPO/.venv"
+FLOOR_VENV="$REPO/.venv-floor"
+# The collection must sit at .../ansible_collections/cloudcompute/cloud for ansible-test and for
+# ANSIBLE_COLLECTIONS_PATH; a symlink does not satisfy ansible-test, so we copy (it is fast).
+# The copy lives outside this checkout: inside it, ansible-test would ask git for the file list
+# and find the copy git-ignored. One copy per checkout, so clones do not trample each other.
+COLLECTIONS_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/cloudcompute-cloud/$(printf '%s' "$REPO" | sha256sum | cut -c1-12)/collections"
+STAGED_COLLECTION="$COLLECTIONS_ROOT/ansible_collections/cloudcompute/cloud"
+export COLLECTIONS_ROOT STAGED_COLLECTION
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Print the real path of a Python interpreter of version $1 (e.g. 3.13). pyenv shims for
+# non-global versions fail (and fail inside ansible-test), so resolve to the interpreter itself.
+find_python() {
+    local version=$1 candidate real
+    local pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
+    for candidate in "python$version" "$pyenv_root"/versions/"$version"*/bin/"python$version" \
+                     /usr/local/bin/"python$version" /usr/bin/"python$version"; do
+        real=$("$candidate" -c 'import sys; print(sys.executable)' 2>/dev/null) || continue
+        [ -n "$real" ] && { printf '%s\n' "$real"; return 0; }
+    done
+    return 1
+}
+
+# Copy the collection's git-visible files (tracked, or untracked and not ignored) into the
+# ansible_collections tree. Development tooling that is not collection content stays out, so
+# sanity tests the collection users install.
+stage_collection() {
+    rm -rf "$STAGED_COLLECTION"
+    mkdir -p "$STAGED_COLLECTION"
+    (
+        cd "$REPO"
+        git ls-files -z --cached --others --exclude-standard |
+            while IFS= read -r -d '' path; do
+                case $path in emulator/*|bench/*|tools/*|.ci/*) continue ;; esac
+                [ -e "$path" ] && printf '%s\0' "$path"
+            done |
+            xargs -0 --no-run-if-empty cp --parents -t "$STAGED_COLLECTION"
+    )
+}
+
+# Run a command as a named, timed stage; the summary lines are printed at the end by
+# print_stage_summary. A failing stage is recorded and the run goes on, so one run shows
+# every broken stage.
+STAGE_RESULTS=()
+FAILED_STAGES=0
+run_stage() {
+    local name=$1 started status
+    shift
+    log "stage: $name"
+    started=$(date +%s)
+    if "$@"; then status=ok; else status=FAILED; FAILED_STAGES=$((FAILED_STAGES + 1)); fi
+    STAGE_RESULTS+=("$(printf '%-28s %-6s %4ss' "$name" "$status" "$(( $(date +%s) - started ))")")
+    log "stage: $name $status in $(( $(date +%s) - started ))s"
+}
+
+print_stage_summary() {
+    printf '\n%-28s %-6s %5s\n' STAGE RESULT TIME
+    printf '%s\n' "${STAGE_RESULTS[@]}"
+}
