@@ -492,7 +492,8 @@ class ApiClient:
         for entry in self.rate_limits.values():
             if "r" not in entry or "t" not in entry:
                 continue
-            reset_in = max(0.0, entry["t"] - (now - entry["at"]))
+            # ``t`` is whole seconds, possibly rounded down: count the window as one second longer.
+            reset_in = max(0.0, entry["t"] + 1 - (now - entry["at"]))
             remaining = entry["r"]
             reserve = max(1, int(entry.get("q", 0) * PACING_RESERVE))
             if remaining <= 0:

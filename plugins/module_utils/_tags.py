@@ -1,0 +1,104 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Tags on instances, volumes and clusters: one way to validate, compare and converge them,
+used by those modules and by the ``tag`` module.
+
+The API lowercases keys, stores a freeform tag with the value ``""``, refuses an 11th tag and a
+second tag with the same key (409), and deletes a tag by id or key.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+
+MAX_TAGS = 10
+MAX_KEY_LENGTH = 63
+MAX_VALUE_LENGTH = 127
+
+
+def normalize_tags(tags):
+    """User tags (dict, or list of ``{key, value}``) as the API will store them: ``{key: value}``
+    with lowercase keys and ``""`` for freeform tags. Raises ModuleFailure on what the API
+    would refuse, so no call is made for it."""
+    if tags is None:
+        return None
+    if isinstance(tags, dict):
+        pairs = list(tags.items())
+    else:
+        pairs = []
+        for tag in tags:
+            if not isinstance(tag, dict) or "key" not in tag:
+                raise ModuleFailure("each tag must be a dict with a key (and an optional value), got %r" % (tag,))
+            pairs.append((tag["key"], tag.get("value")))
+    normalized = {}
+    for key, value in pairs:
+        key = str(key).strip().lower()
+        value = "" if value is None else str(value)
+        if not key:
+            raise ModuleFailure("tag keys must not be empty")
+        if len(key) > MAX_KEY_LENGTH:
+            raise ModuleFailure("tag key %r is longer than %d characters" % (key, MAX_KEY_LENGTH))
+        if len(value) > MAX_VALUE_LENGTH:
+            raise ModuleFailure("the value of tag %r is longer than %d characters" % (key, MAX_VALUE_LENGTH))
+        if key in normalized and normalized[key] != value:
+            raise ModuleFailure("tag key %r is given twice with different values (keys are not case-sensitive)" % key)
+        normalized[key] = value
+    if len(normalized) > MAX_TAGS:
+        raise ModuleFailure("at most %d tags are allowed per resource, got %d" % (MAX_TAGS, len(normalized)))
+    return normalized
+
+
+def current_tags(resource):
+    """``{key: value}`` of the tags on a resource as the API returns it."""
+    return dict((tag["key"], tag.get("value") or "") for tag in resource.get("tags") or [])
+
+
+def tag_changes(resource, desired, purge):
+    """What must change so the resource carries ``desired`` tags: ``(to_add, to_remove)``.
+
+    ``to_add`` is ``{key: value}``; ``to_remove`` is a list of the API's tag records. A tag
+    whose value changes is removed and added again (the API refuses a second tag per key).
+    With ``purge`` false, tags not listed stay. ``desired`` None means leave tags alone."""
+    if desired is None:
+        return {}, []
+    present = dict((tag["key"], tag) for tag in resource.get("tags") or [])
+    to_add = dict((key, value) for key, value in desired.items()
+                  if key not in present or (present[key].get("value") or "") != value)
+    to_remove = [tag for key, tag in present.items() if key in to_add or (purge and key not in desired)]
+    remaining = len(present) - len(to_remove) + len(to_add)
+    if remaining > MAX_TAGS:
+        raise ModuleFailure("the resource would carry %d tags, more than the %d allowed; remove some or use purge_tags"
+                            % (remaining, MAX_TAGS))
+    return to_add, to_remove
+
+
+def predicted_tags(resource, to_add, to_remove):
+    """The tag list after the changes, for check mode and diffs."""
+    removed = set(tag["key"] for tag in to_remove)
+    tags = [tag for tag in resource.get("tags") or [] if tag["key"] not in removed]
+    tags.extend({"id": None, "key": key, "value": value} for key, value in sorted(to_add.items()))
+    return tags
+
+
+def apply_tag_changes(client, tags_path, to_add, to_remove):
+    """Remove, then add (so a changed value never collides with the old tag).
+
+    Adding is safe to retry: if a lost response hid a successful add, the retry answers 409
+    (already linked), which is the state we wanted; likewise 404 for a tag already removed."""
+    for tag in to_remove:
+        try:
+            client.delete("%s/%s" % (tags_path, tag.get("id") or tag["key"]))
+        except ApiError as error:
+            if error.status != 404:
+                raise
+    for key, value in sorted(to_add.items()):
+        try:
+            client.post(tags_path, {"key": key, "value": value}, idempotent=True)
+        except ApiError as error:
+            if error.status != 409:
+                raise

@@ -1,0 +1,272 @@
+"""The shared API client against a real emulator over HTTP: auth and the token cache, retries,
+lost responses, pacing and error mapping. Nothing here patches the client or the network."""
+
+import json
+import os
+import stat
+import time
+
+import pytest
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
+    USER_AGENT,
+    ApiClient,
+    ApiError,
+    parse_created_id,
+    parse_rate_limit_header,
+    single_item,
+)
+
+PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q unit@test"
+
+
+@pytest.fixture
+def make_client(emulator, tmp_path):
+    def factory(**overrides):
+        options = dict(api_url=emulator.api_url, client_id=emulator.client_id,
+                       client_secret=emulator.client_secret, token_cache=str(tmp_path / "tokens"))
+        options.update(overrides)
+        return ApiClient(**options)
+    return factory
+
+
+def token_requests(log):
+    return [entry for entry in log if entry["path"] == "/v1/oauth2/token"]
+
+
+def api_requests(log, method=None, path=None):
+    return [entry for entry in log
+            if (method is None or entry["method"] == method) and (path is None or entry["path"] == path)]
+
+
+def key_names(client):
+    return [key["name"] for key in client.get("/ssh-keys")]
+
+
+# ---------------------------------------------------------------------------- parsing
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("2d9f1c3e-0000-4000-8000-000000000001", "2d9f1c3e-0000-4000-8000-000000000001"),
+    ('"2d9f1c3e-0000-4000-8000-000000000001"', "2d9f1c3e-0000-4000-8000-000000000001"),
+    ("  2d9f\n", "2d9f"),
+    ({"id": "abc"}, "abc"),
+    ('{"id": "abc"}', "abc"),
+    (["abc", "def"], "abc"),
+    ('["abc"]', "abc"),
+])
+def test_created_ids_are_read_in_every_form_the_api_uses(body, expected):
+    assert parse_created_id(body) == expected
+
+
+def test_single_reads_accept_an_object_or_a_one_element_array():
+    assert single_item([{"id": "a"}]) == {"id": "a"}
+    assert single_item({"id": "a"}) == {"id": "a"}
+    assert single_item([]) is None
+
+
+def test_rate_limit_headers_are_parsed_and_malformed_entries_skipped():
+    parsed = parse_rate_limit_header('"project";r=499;t=59, "endpoint";r=59;t=60, garbage;r=x')
+    assert parsed["project"] == {"r": 499, "t": 59}
+    assert parsed["endpoint"] == {"r": 59, "t": 60}
+    assert parsed["garbage"] == {}
+    assert parse_rate_limit_header(None) == {}
+
+
+# ------------------------------------------------------------------- auth and token cache
+
+
+def test_one_token_exchange_serves_many_clients_through_the_cache(make_client, control, tmp_path):
+    for _ in range(3):  # three tasks, each with its own client, as in a playbook
+        make_client().get("/ssh-keys")
+    log = control.requests()["requests"]
+    assert len(token_requests(log)) == 1
+    assert len(api_requests(log, "GET", "/v1/ssh-keys")) == 3
+
+    cache_files = [path for path in (tmp_path / "tokens").iterdir() if path.suffix == ".json"]
+    assert len(cache_files) == 1
+    assert stat.S_IMODE(os.stat(cache_files[0]).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(tmp_path / "tokens").st_mode) == 0o700
+
+
+def test_the_cache_never_holds_the_secret(make_client, emulator, tmp_path):
+    make_client().get("/ssh-keys")
+    for path in (tmp_path / "tokens").iterdir():
+        assert emulator.client_secret not in path.read_text(errors="replace")
+
+
+def test_a_changed_secret_does_not_reuse_the_cached_token(make_client, control):
+    make_client().get("/ssh-keys")
+    with pytest.raises(ApiError) as failure:
+        make_client(client_secret="wrong-secret").get("/ssh-keys")
+    assert failure.value.status == 401
+    assert failure.value.code == "unauthorized_request"
+    assert failure.value.path == "/oauth2/token"
+
+
+def test_without_a_cache_every_client_exchanges_credentials(make_client, control):
+    for _ in range(2):
+        make_client(token_cache="false").get("/ssh-keys")
+    assert len(token_requests(control.requests()["requests"])) == 2
+
+
+def test_an_expiring_token_is_refreshed_with_the_refresh_grant(make_client, control):
+    control.update_settings(token_ttl=2)
+    client = make_client()
+    client.get("/ssh-keys")
+    time.sleep(1.7)  # inside the renewal margin (a fifth of the lifetime)
+    client.get("/ssh-keys")
+    grants = [entry.get("grant_type") for entry in token_requests(control.requests()["requests"])]
+    assert grants == ["client_credentials", "refresh_token"]
+    assert all(entry["status"] < 400 for entry in control.requests()["requests"])
+
+
+def test_a_rejected_token_is_replaced_once(make_client, control, tmp_path):
+    make_client().get("/ssh-keys")
+    cache_file = next(path for path in (tmp_path / "tokens").iterdir() if path.suffix == ".json")
+    cached = json.loads(cache_file.read_text())
+    cached["access_token"] = "revoked-token"
+    cache_file.write_text(json.dumps(cached))
+    control.clear_requests()
+
+    assert make_client().get("/ssh-keys") == []
+    statuses = [(entry["path"], entry["status"]) for entry in control.requests()["requests"]]
+    assert statuses[0] == ("/v1/ssh-keys", 401)
+    assert statuses[-1] == ("/v1/ssh-keys", 200)
+    assert len(token_requests(control.requests()["requests"])) == 1
+
+
+def test_every_request_carries_the_collection_user_agent(make_client, control):
+    make_client().get("/ssh-keys")
+    agents = set(entry.get("user_agent") for entry in control.requests()["requests"])
+    assert agents == {USER_AGENT}
+
+
+# -------------------------------------------------------------------------- retries
+
+
+def test_429_waits_retry_after_and_succeeds(make_client, control):
+    control.add_fault(method="GET", path="/v1/ssh-keys", status=429, count=2, retry_after=1)
+    client = make_client()
+    started = time.monotonic()
+    assert client.get("/ssh-keys") == []
+    assert time.monotonic() - started >= 2  # two Retry-After waits of a second
+    assert client.stats["rate_limited"] == 2
+
+
+def test_5xx_on_a_read_is_retried_with_backoff(make_client, control):
+    control.add_fault(method="GET", path="/v1/ssh-keys", status=500, count=2)
+    client = make_client()
+    assert client.get("/ssh-keys") == []
+    assert client.stats["retries"] == 2
+
+
+def test_persistent_5xx_on_a_read_fails_with_the_api_error(make_client, control):
+    control.add_fault(method="GET", path="/v1/ssh-keys", status=500, probability=1.0)
+    client = make_client(sleep=lambda seconds: None)
+    with pytest.raises(ApiError) as failure:
+        client.get("/ssh-keys")
+    assert failure.value.status == 500
+    assert failure.value.code == "server_error"
+    assert failure.value.to_failure()["method"] == "GET"
+
+
+def test_a_5xx_create_is_checked_before_it_is_sent_again(make_client, control):
+    # The fault answers 500 without running the handler: nothing was created, so the client
+    # looks, finds nothing, and creates once.
+    control.add_fault(method="POST", path="/v1/ssh-keys", status=500, count=1)
+    client = make_client()
+    lookups = []
+
+    def find_existing():
+        lookups.append(1)
+        return next((key for key in client.get("/ssh-keys") if key["name"] == "k1"), None)
+
+    key_id = client.create("/ssh-keys", {"name": "k1", "key": PUBLIC_KEY}, find_existing)
+    assert key_id and lookups == [1]
+    assert key_names(client) == ["k1"]
+    assert len(api_requests(control.requests()["requests"], "POST", "/v1/ssh-keys")) == 2
+
+
+def test_a_lost_create_response_makes_no_duplicate(make_client, control):
+    # The connection drops after the key was stored: the client must find it, not resend.
+    control.add_fault(method="POST", path="/v1/ssh-keys", drop_connection=True, after_commit=True, count=1)
+    client = make_client()
+
+    def find_existing():
+        return next((key for key in client.get("/ssh-keys") if key["name"] == "k2"), None)
+
+    key_id = client.create("/ssh-keys", {"name": "k2", "key": PUBLIC_KEY}, find_existing)
+    keys = client.get("/ssh-keys")
+    assert [key["id"] for key in keys] == [key_id]
+    assert len(api_requests(control.requests()["requests"], "POST", "/v1/ssh-keys")) == 1
+
+
+def test_a_plain_post_is_never_resent_after_a_lost_response(make_client, control):
+    control.add_fault(method="POST", path="/v1/ssh-keys", drop_connection=True, after_commit=True, count=1)
+    client = make_client()
+    with pytest.raises(ApiError) as failure:
+        client.post("/ssh-keys", {"name": "k3", "key": PUBLIC_KEY})
+    assert failure.value.status is None
+    assert key_names(client) == ["k3"]
+
+
+def test_503_is_retried_a_few_times_then_fails_clearly(make_client, control):
+    control.add_fault(method="GET", path="/v1/ssh-keys", status=503, probability=1.0)
+    client = make_client(sleep=lambda seconds: None)
+    with pytest.raises(ApiError) as failure:
+        client.get("/ssh-keys")
+    assert failure.value.status == 503
+    gets = api_requests(control.requests()["requests"], "GET", "/v1/ssh-keys")
+    assert 2 <= len(gets) <= 6
+
+
+def test_a_connection_refused_is_reported_without_traceback_or_secret(emulator, tmp_path):
+    client = ApiClient("http://127.0.0.1:9/v1", "id", "very-secret", token_cache=str(tmp_path),
+                       sleep=lambda seconds: None)
+    with pytest.raises(ApiError) as failure:
+        client.get("/ssh-keys")
+    assert failure.value.status is None
+    assert "very-secret" not in str(failure.value)
+    assert "no response from http://127.0.0.1:9/v1" in str(failure.value)
+
+
+# ---------------------------------------------------------------------------- pacing
+
+
+def test_the_client_paces_itself_before_the_quota_runs_out(make_client, control):
+    control.update_settings(rate_limits={"enabled": True, "window_seconds": 3, "endpoint_quota": 10,
+                                  "project_quota": 1000})
+    client = make_client()
+    for _ in range(25):
+        client.get("/ssh-keys")
+    statuses = [entry["status"] for entry in api_requests(control.requests()["requests"], "GET", "/v1/ssh-keys")]
+    assert statuses.count(429) == 0
+    assert len(statuses) == 25
+    assert client.stats["paced_seconds"] > 0
+
+
+def test_pacing_delay_follows_the_headers(make_client):
+    client = make_client()
+    now = client.clock()
+    client.rate_limits = {"project": {"q": 500, "w": 60, "r": 400, "t": 30, "at": now}}
+    assert client.pacing_delay() == 0
+    client.rate_limits["project"]["r"] = 9
+    assert 2.7 < client.pacing_delay() <= 3.1  # 30-31 s spread over the 10 requests left
+    client.rate_limits["project"]["r"] = 0
+    assert 30 < client.pacing_delay() <= 31  # t is rounded down: wait until surely reset
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+def test_api_errors_carry_code_message_status_method_and_path(make_client):
+    with pytest.raises(ApiError) as failure:
+        make_client().get("/ssh-keys/00000000-0000-4000-8000-000000000000")
+    error = failure.value
+    assert error.to_failure() == {
+        "code": "not_found", "message": error.api_message, "status": 404,
+        "method": "GET", "path": "/ssh-keys/00000000-0000-4000-8000-000000000000",
+    }
+    assert "not found" in error.api_message.lower()
+    assert str(error).startswith("GET /ssh-keys/00000000-0000-4000-8000-000000000000 failed (HTTP 404, not_found)")
