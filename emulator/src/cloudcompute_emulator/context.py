@@ -66,7 +66,7 @@ def emulator_state(request: Request) -> EmulatorState:
 
 
 async def require_user_agent(
-    user_agent: Annotated[str | None, Header(alias="user-agent", description="any non-empty value")] = None,
+    user_agent: Annotated[str, Header(alias="user-agent", min_length=1, description="any non-empty value")],
 ) -> str:
     """Volume create/action/delete and instance deploy require a User-Agent (decisions.md)."""
     if not user_agent or not user_agent.strip():

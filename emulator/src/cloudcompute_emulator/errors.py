@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -115,6 +116,23 @@ def describe_validation_errors(errors: list[dict]) -> str:
     return "; ".join(parts) or "Invalid request"
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method documented at the request's path, from the OpenAPI document (each method
+    is its own route in FastAPI, so Starlette's Allow header would name only one of them)."""
+    table = getattr(request.app.state, "allowed_methods_table", None)
+    if table is None:
+        table = []
+        for template, operations in request.app.openapi().get("paths", {}).items():
+            pattern = re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "$")
+            table.append((pattern, sorted(method.upper() for method in operations)))
+        request.app.state.allowed_methods_table = table
+    methods: set[str] = set()
+    for pattern, path_methods in table:
+        if pattern.match(request.url.path):
+            methods.update(path_methods)
+    return sorted(methods)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, error: ApiError) -> JSONResponse:
@@ -125,12 +143,15 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(invalid(describe_validation_errors(list(error.errors()))))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_request: Request, error: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
         # Unknown paths and methods from the router. Messages keep "not found" for 404s.
         if error.status_code == 404:
             api_error = ApiError(404, "Path not found")
         elif error.status_code == 405:
-            api_error = ApiError(405, "Method not allowed for this path", headers=dict(error.headers or {}))
+            allowed = ", ".join(allowed_methods(request))
+            api_error = ApiError(
+                405, f"Method {request.method} not allowed; use {allowed}", headers={"Allow": allowed} if allowed else None
+            )
         else:
             api_error = ApiError(error.status_code, str(error.detail))
         return error_response(api_error)

@@ -25,8 +25,8 @@ async def list_audit_log(
     ctx: Context,
     action: Annotated[str | None, Query(description="e.g. create, delete, start")] = None,
     object_type: Annotated[str | None, Query(description="e.g. compute, volume, ssh_key")] = None,
-    start_date: Annotated[str | None, Query(description="events at or after (RFC 3339)")] = None,
-    end_date: Annotated[str | None, Query(description="events at or before (RFC 3339)")] = None,
+    start_date: Annotated[str | None, Query(description="events at or after (RFC 3339)", json_schema_extra={"format": "date-time"})] = None,
+    end_date: Annotated[str | None, Query(description="events at or before (RFC 3339)", json_schema_extra={"format": "date-time"})] = None,
     page_size: Annotated[int, Query(ge=1, le=audit.MAX_PAGE_SIZE)] = audit.DEFAULT_PAGE_SIZE,
     cursor: Annotated[str | None, Query(description="from the previous page")] = None,
 ):

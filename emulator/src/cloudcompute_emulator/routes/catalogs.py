@@ -170,8 +170,8 @@ def parse_spot_flag(value: str | None) -> bool:
 
 
 def resolve_locations(location_code: str | None, alias: str | None) -> list[str]:
-    wanted = location_code or alias
-    if wanted is None:
+    wanted = location_code or alias  # an empty value counts as omitted
+    if not wanted:
         return list(catalog.LOCATION_CODES)
     if wanted not in catalog.LOCATION_CODES:
         raise invalid(f"query parameter 'location_code': unknown location '{wanted}'")

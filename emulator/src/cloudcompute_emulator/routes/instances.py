@@ -14,11 +14,11 @@ from cloudcompute_emulator.resources import instances, volumes
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.routes.tags import add_tag_routes
 from cloudcompute_emulator.schemas.instances import (
-    INSTANCE_STATUSES,
     Instance,
     InstanceAction,
     InstanceActionResult,
     InstanceDeploy,
+    InstanceStatus,
 )
 from cloudcompute_emulator.store import Record
 
@@ -40,12 +40,10 @@ def _audit(ctx: ApiContext, action: str, instance: Record, **extra: Any) -> None
 @router.get("/v1/instances", response_model=list[Instance], responses=_responses.errors(400), summary="Instances")
 async def list_instances(
     ctx: Context,
-    status: Annotated[str | None, Query(description="an instance status")] = None,
+    status: Annotated[InstanceStatus | None, Query(description="an instance status")] = None,
     computeId: Annotated[str | None, Query(description="one instance id")] = None,  # noqa: N803
     tag: Annotated[list[str] | None, Query(description="repeatable: key (any value) or key=value")] = None,
 ):
-    if status is not None and status not in INSTANCE_STATUSES:
-        raise invalid(f"query parameter 'status': unknown instance status '{status}'")
     filters = tags.parse_filters(tag or [])
     state = ctx.state
     selected = [

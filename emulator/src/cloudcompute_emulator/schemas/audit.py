@@ -27,8 +27,8 @@ class AuditLogPage(BaseModel):
 class AuditDownloadRequest(RequestModel):
     action: str | None = None
     object_type: str | None = None
-    start_date: str | None = None
-    end_date: str | None = None
+    start_date: str | None = Field(None, json_schema_extra={"format": "date-time"})
+    end_date: str | None = Field(None, json_schema_extra={"format": "date-time"})
 
 
 class AuditDownload(BaseModel):

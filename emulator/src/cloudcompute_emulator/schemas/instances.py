@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -57,7 +57,7 @@ class InstanceDeploy(RequestModel):
 
 class InstanceAction(RequestModel):
     action: InstanceActionName
-    id: str | list[str]
+    id: Annotated[str, Field(min_length=1)] | Annotated[list[str], Field(min_length=1)]
     delete_permanently: bool | None = None
     volume_ids: list[str] | None = Field(None, description="volumes to delete; [] deletes none")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -32,7 +32,7 @@ class VolumeCreate(RequestModel):
 
 class VolumeAction(RequestModel):
     action: VolumeActionName
-    id: str | list[str]
+    id: Annotated[str, Field(min_length=1)] | Annotated[list[str], Field(min_length=1)]
     instance_id: str | None = None
     instance_ids: list[str] | None = None
     is_permanent: bool | None = None
