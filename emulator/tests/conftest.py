@@ -110,6 +110,12 @@ def api(emulator_reset: RunningEmulator) -> ApiClient:
 
 
 @pytest.fixture
+def login(emulator_reset: RunningEmulator) -> Callable[[], ApiClient]:
+    """A fresh owner client (after advancing the clock past the token lifetime)."""
+    return lambda: ApiClient(emulator_reset.api_url, emulator_reset.access_token())
+
+
+@pytest.fixture
 def anonymous(emulator_reset: RunningEmulator) -> ApiClient:
     return ApiClient(emulator_reset.api_url)
 
