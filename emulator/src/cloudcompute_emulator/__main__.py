@@ -1,0 +1,4 @@
+from cloudcompute_emulator.cli import main
+
+if __name__ == "__main__":
+    main()

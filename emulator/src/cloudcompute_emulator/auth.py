@@ -1,0 +1,193 @@
+"""Credentials, OAuth 2.0 tokens, roles and inference API keys.
+
+- A credential (client id + secret) belongs to a project user with role owner, admin or member.
+- ``POST /v1/oauth2/token`` exchanges it (client_credentials grant) for an access token of
+  ``settings.token_ttl`` seconds and a refresh token of 30 days; a refresh token works once.
+- Tokens expire on the emulator clock, so advancing the clock expires them.
+- Inference API keys are a separate key kind for serverless endpoints (part 2 serves those);
+  :func:`require_inference_key` is the FastAPI dependency that checks one.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fastapi import Request
+
+from cloudcompute_emulator.clock import isoformat, new_id
+from cloudcompute_emulator.errors import ApiError, forbidden, unauthorized
+from cloudcompute_emulator.projects import ensure_project
+from cloudcompute_emulator.store import Record
+
+if TYPE_CHECKING:
+    from cloudcompute_emulator.state import EmulatorState
+
+ROLES = ("owner", "admin", "member")
+SCOPE = "cloud-api-v1"
+TOKEN_TYPE = "Bearer"
+REFRESH_TOKEN_TTL = 30 * 24 * 3600
+
+CREDENTIAL_KIND = "credentials"
+TOKEN_KIND = "tokens"
+INFERENCE_KEY_KIND = "inference_keys"
+AUTH_KINDS = (CREDENTIAL_KIND, TOKEN_KIND, INFERENCE_KEY_KIND)
+
+# Expired and spent tokens are swept every so many issued tokens.
+SWEEP_EVERY = 200
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the credential behind the access token."""
+
+    client_id: str
+    project_id: str
+    role: str
+    user_id: str
+
+    def require_role(self, *roles: str) -> None:
+        if self.role not in roles:
+            raise forbidden(f"This action requires one of the roles: {', '.join(roles)}")
+
+
+@dataclass(frozen=True)
+class InferenceCaller:
+    key_id: str
+    project_id: str
+
+
+def create_credential(
+    state: EmulatorState,
+    role: str = "owner",
+    project_id: str | None = None,
+    client_id: str | None = None,
+    client_secret: str | None = None,
+) -> Record:
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}")
+    project_id = project_id or state.default_project_id
+    ensure_project(state, project_id)
+    client_id = client_id or f"cc-{secrets.token_hex(10)}"
+    existing = state.store.get(CREDENTIAL_KIND, client_id)
+    if existing is not None and existing["project_id"] != project_id:
+        raise ValueError(f"client id {client_id} already belongs to another project")
+    record = {
+        "id": client_id,
+        "client_secret": client_secret or secrets.token_urlsafe(32),
+        "project_id": project_id,
+        "role": role,
+        "user_id": existing["user_id"] if existing else new_id(),
+        "created_at": isoformat(state.clock.now()),
+    }
+    return state.store.insert(CREDENTIAL_KIND, record)
+
+
+def describe_credential(record: Record) -> dict[str, str]:
+    return {
+        "client_id": record["id"],
+        "client_secret": record["client_secret"],
+        "project_id": record["project_id"],
+        "role": record["role"],
+        "user_id": record["user_id"],
+    }
+
+
+def create_inference_key(state: EmulatorState, project_id: str | None = None, key: str | None = None) -> Record:
+    project_id = project_id or state.default_project_id
+    ensure_project(state, project_id)
+    key = key or f"ccik-{secrets.token_urlsafe(32)}"
+    return state.store.insert(
+        INFERENCE_KEY_KIND,
+        {"id": key, "key_id": new_id(), "project_id": project_id, "created_at": isoformat(state.clock.now())},
+    )
+
+
+def _issue_tokens(state: EmulatorState, credential: Record) -> dict:
+    now = state.clock.now()
+    ttl = state.settings.token_ttl
+    access_token = secrets.token_urlsafe(32)
+    refresh_token = secrets.token_urlsafe(40)
+    state.store.insert(
+        TOKEN_KIND,
+        {"id": access_token, "type": "access", "client_id": credential["id"], "expires_at": now + ttl},
+    )
+    state.store.insert(
+        TOKEN_KIND,
+        {"id": refresh_token, "type": "refresh", "client_id": credential["id"], "expires_at": now + REFRESH_TOKEN_TTL},
+    )
+    if state.store.next_counter("tokens_issued") % SWEEP_EVERY == 0:
+        _sweep_tokens(state, now)
+    return {
+        "access_token": access_token,
+        "refresh_token": refresh_token,
+        "token_type": TOKEN_TYPE,
+        "expires_in": ttl,
+        "scope": SCOPE,
+    }
+
+
+def _sweep_tokens(state: EmulatorState, now: float) -> None:
+    stale = [token["id"] for token in state.store.table(TOKEN_KIND).values() if token["expires_at"] <= now]
+    for token_id in stale:
+        state.store.delete(TOKEN_KIND, token_id)
+
+
+def exchange_client_credentials(state: EmulatorState, client_id: str, client_secret: str) -> tuple[dict, Record]:
+    credential = state.store.get(CREDENTIAL_KIND, client_id)
+    if credential is None or not secrets.compare_digest(credential["client_secret"], client_secret):
+        raise unauthorized("Invalid client id or secret")
+    return _issue_tokens(state, credential), credential
+
+
+def exchange_refresh_token(
+    state: EmulatorState, refresh_token: str, client_id: str | None, client_secret: str | None
+) -> tuple[dict, Record]:
+    token = state.store.get(TOKEN_KIND, refresh_token)
+    if token is None or token["type"] != "refresh" or token["expires_at"] <= state.clock.now():
+        raise unauthorized("Invalid or expired refresh token")
+    credential = state.store.get(CREDENTIAL_KIND, token["client_id"])
+    if credential is None:
+        raise unauthorized("Invalid or expired refresh token")
+    if client_id is not None and client_id != credential["id"]:
+        raise unauthorized("The refresh token was not issued to this client")
+    if client_secret is not None and not secrets.compare_digest(credential["client_secret"], client_secret):
+        raise unauthorized("Invalid client id or secret")
+    # Single use: the presented refresh token is gone once exchanged.
+    state.store.delete(TOKEN_KIND, refresh_token)
+    return _issue_tokens(state, credential), credential
+
+
+def resolve_access_token(state: EmulatorState, access_token: str) -> Principal | str:
+    """The principal behind a bearer token, or the reason it is refused (for the request log)."""
+    token = state.store.get(TOKEN_KIND, access_token)
+    if token is None or token["type"] != "access":
+        return "invalid_token"
+    if token["expires_at"] <= state.clock.now():
+        return "expired_token"
+    credential = state.store.get(CREDENTIAL_KIND, token["client_id"])
+    if credential is None:
+        return "invalid_token"
+    return Principal(credential["id"], credential["project_id"], credential["role"], credential["user_id"])
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, value = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()
+
+
+async def require_inference_key(request: Request) -> InferenceCaller:
+    """FastAPI dependency for serverless endpoints: ``Authorization: Bearer <inference key>``."""
+    state: EmulatorState = request.app.state.emulator
+    key = bearer_token(request.headers.get("authorization"))
+    if key is None:
+        raise ApiError(401, "Missing inference API key")
+    record = state.store.get(INFERENCE_KEY_KIND, key)
+    if record is None:
+        raise ApiError(401, "Invalid inference API key")
+    return InferenceCaller(record["key_id"], record["project_id"])

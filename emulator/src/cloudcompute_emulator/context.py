@@ -1,0 +1,79 @@
+"""What a route handler gets: the emulator state and the authenticated caller.
+
+The HTTP middleware (middleware.py) authenticates every ``/v1`` request before routing and
+leaves the :class:`~cloudcompute_emulator.auth.Principal` in the request state; the
+:func:`api_context` dependency hands it to the handler together with the state. Declaring the
+bearer scheme here is what puts the security requirement into the OpenAPI document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import Depends, Header, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from cloudcompute_emulator.auth import Principal
+from cloudcompute_emulator.errors import invalid, unauthorized
+from cloudcompute_emulator.state import EmulatorState
+from cloudcompute_emulator.store import Store
+
+bearer_scheme = HTTPBearer(
+    auto_error=False,
+    scheme_name="bearer",
+    description="Access token from POST /v1/oauth2/token (client credentials or refresh grant)",
+)
+
+
+@dataclass
+class ApiContext:
+    state: EmulatorState
+    caller: Principal
+    request: Request
+
+    @property
+    def store(self) -> Store:
+        return self.state.store
+
+    @property
+    def project_id(self) -> str:
+        return self.caller.project_id
+
+    def now(self) -> float:
+        return self.state.clock.now()
+
+    def audit(self, object_type: str, action: str, subject: str, **data: Any) -> None:
+        # imported here: audit.py builds on this module's ApiContext
+        from cloudcompute_emulator.audit import record_event
+
+        record_event(self, object_type, action, subject, **data)
+
+
+async def api_context(
+    request: Request,
+    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)] = None,
+) -> ApiContext:
+    principal = getattr(request.state, "principal", None)
+    if principal is None:
+        raise unauthorized("Access token missing or invalid")
+    return ApiContext(request.app.state.emulator, principal, request)
+
+
+def emulator_state(request: Request) -> EmulatorState:
+    """For public endpoints, which have no caller."""
+    return request.app.state.emulator
+
+
+async def require_user_agent(
+    user_agent: Annotated[str, Header(alias="user-agent", min_length=1, description="any non-empty value")],
+) -> str:
+    """Volume create/action/delete and instance deploy require a User-Agent (decisions.md)."""
+    if not user_agent or not user_agent.strip():
+        raise invalid("header 'User-Agent' is required and must not be empty")
+    return user_agent
+
+
+Context = Annotated[ApiContext, Depends(api_context)]
+PublicState = Annotated[EmulatorState, Depends(emulator_state)]
+UserAgent = Annotated[str, Depends(require_user_agent)]

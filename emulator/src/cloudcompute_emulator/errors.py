@@ -1,0 +1,162 @@
+"""The API's error model: ``{code, message}`` bodies with the codes of the spec's section 7.
+
+Handlers raise :class:`ApiError` (or one of the helpers below); FastAPI's own validation errors
+become 400 ``invalid_request`` naming the offending field, and anything unexpected becomes a
+500 ``server_error`` JSON body instead of a traceback page.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("cloudcompute_emulator")
+
+# HTTP status -> the spec's error code.
+CODE_FOR_STATUS = {
+    400: "invalid_request",
+    401: "unauthorized_request",
+    402: "insufficient_funds",
+    403: "forbidden_action",
+    404: "not_found",
+    405: "invalid_request",
+    409: "conflict",
+    429: "rate_limit_exceeded",
+    500: "server_error",
+    503: "service_unavailable",
+}
+
+DEFAULT_MESSAGE = {
+    400: "Invalid request",
+    401: "Access token missing or invalid",
+    402: "Not enough funds for the action",
+    403: "The action cannot be performed",
+    404: "Resource not found",
+    409: "Conflict",
+    429: "Too many requests",
+    500: "Internal server error",
+    503: "Not enough resources at the moment; retry later or choose another resource",
+}
+
+
+def code_for_status(status: int) -> str:
+    if status in CODE_FOR_STATUS:
+        return CODE_FOR_STATUS[status]
+    return "server_error" if status >= 500 else "invalid_request"
+
+
+class ApiError(Exception):
+    def __init__(
+        self,
+        status: int,
+        message: str | None = None,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.status = status
+        self.code = code or code_for_status(status)
+        self.message = message or DEFAULT_MESSAGE.get(status, "Error")
+        self.headers = headers or {}
+        super().__init__(f"{self.status} {self.code}: {self.message}")
+
+    def body(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+def invalid(message: str) -> ApiError:
+    return ApiError(400, message)
+
+
+def unauthorized(message: str) -> ApiError:
+    return ApiError(401, message)
+
+
+def forbidden(message: str) -> ApiError:
+    return ApiError(403, message)
+
+
+def not_found(what: str) -> ApiError:
+    # Clients may match on the phrase, decisions.md: "404 messages contain 'not found'".
+    return ApiError(404, f"{what} not found")
+
+
+def conflict(message: str) -> ApiError:
+    return ApiError(409, message)
+
+
+def error_body_bytes(status: int, message: str | None = None, code: str | None = None) -> bytes:
+    error = ApiError(status, message, code)
+    return json.dumps(error.body()).encode()
+
+
+def error_response(error: ApiError) -> JSONResponse:
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def describe_validation_errors(errors: list[dict]) -> str:
+    """One readable sentence per pydantic error, each naming the field it is about."""
+    parts = []
+    for error in errors:
+        location = list(error.get("loc", ()))
+        source = location.pop(0) if location else "body"
+        field = ".".join(str(item) for item in location)
+        message = error.get("msg", "invalid value")
+        if error.get("type") == "json_invalid":
+            parts.append("request body is not valid JSON")
+        elif source == "body":
+            parts.append(f"{field}: {message}" if field else f"request body: {message}")
+        else:
+            parts.append(f"{source} parameter '{field}': {message}")
+    return "; ".join(parts) or "Invalid request"
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method documented at the request's path, from the OpenAPI document (each method
+    is its own route in FastAPI, so Starlette's Allow header would name only one of them)."""
+    table = getattr(request.app.state, "allowed_methods_table", None)
+    if table is None:
+        table = []
+        for template, operations in request.app.openapi().get("paths", {}).items():
+            pattern = re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "$")
+            table.append((pattern, sorted(method.upper() for method in operations)))
+        request.app.state.allowed_methods_table = table
+    methods: set[str] = set()
+    for pattern, path_methods in table:
+        if pattern.match(request.url.path):
+            methods.update(path_methods)
+    return sorted(methods)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, error: ApiError) -> JSONResponse:
+        return error_response(error)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_request: Request, error: RequestValidationError) -> JSONResponse:
+        return error_response(invalid(describe_validation_errors(list(error.errors()))))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        # Unknown paths and methods from the router. Messages keep "not found" for 404s.
+        if error.status_code == 404:
+            api_error = ApiError(404, "Path not found")
+        elif error.status_code == 405:
+            allowed = ", ".join(allowed_methods(request))
+            api_error = ApiError(
+                405, f"Method {request.method} not allowed; use {allowed}", headers={"Allow": allowed} if allowed else None
+            )
+        else:
+            api_error = ApiError(error.status_code, str(error.detail))
+        return error_response(api_error)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_request: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error while serving a request", exc_info=error)
+        return error_response(ApiError(500, "Internal server error"))

@@ -1,0 +1,14 @@
+"""Names of the stored record kinds (tables of :class:`~cloudcompute_emulator.store.Store`).
+
+Part 2 adds its own (``clusters``, ``instance_groups``, ...) the same way: a name is all a kind
+needs. ``GET /_emulator/resources/{kind}`` dumps any of them.
+"""
+
+INSTANCES = "instances"
+VOLUMES = "volumes"
+SSH_KEYS = "ssh_keys"
+SCRIPTS = "scripts"
+TAGS = "tags"
+AUDIT_EVENTS = "audit_events"
+AUDIT_EXPORTS = "audit_exports"
+CAPACITY = "capacity"

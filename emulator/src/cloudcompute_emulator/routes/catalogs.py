@@ -1,0 +1,252 @@
+"""Catalog endpoints: instance types, images, locations, volume types, long-term periods and
+instance availability (the data is in catalog.py, the capacity in capacity.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from cloudcompute_emulator import capacity, catalog
+from cloudcompute_emulator.context import Context
+from cloudcompute_emulator.errors import invalid, not_found
+from cloudcompute_emulator.routes import _responses
+from cloudcompute_emulator.schemas.catalog import (
+    Image,
+    InstanceAvailability,
+    InstanceType,
+    Location,
+    LongTermPeriod,
+    VolumeType,
+)
+from cloudcompute_emulator.schemas.common import Currency
+from cloudcompute_emulator.state import EmulatorState
+
+router = APIRouter(tags=["Catalogs"])
+
+CurrencyQuery = Annotated[Currency, Query(description="usd or eur")]
+LocationQuery = Annotated[str | None, Query(description="all locations when omitted")]
+LocationAliasQuery = Annotated[str | None, Query(alias="locationCode", deprecated=True, description="use location_code")]
+SpotQuery = Annotated[str | None, Query(description="'true' or 'false' (default)")]
+SpotAliasQuery = Annotated[str | None, Query(alias="isSpot", deprecated=True, description="use is_spot")]
+
+
+def instance_type_view(instance_type: catalog.InstanceType, currency: str) -> dict[str, Any]:
+    price = catalog.convert_price(instance_type.price_per_hour, currency)
+    view = {
+        "id": instance_type.id,
+        "instance_type": instance_type.code,
+        "name": instance_type.name,
+        "display_name": f"{instance_type.gpus}x {instance_type.name}" if instance_type.is_gpu else instance_type.name,
+        "description": f"Dedicated {instance_type.category} instance: {instance_type.code}",
+        "model": instance_type.model,
+        "manufacturer": instance_type.manufacturer,
+        "best_for": list(instance_type.best_for),
+        "cpu": instance_type.cpu(),
+        "gpu": instance_type.gpu(),
+        "gpu_memory": instance_type.gpu_memory(),
+        "memory": instance_type.memory(),
+        "storage": instance_type.storage(),
+        "p2p": instance_type.p2p,
+        "currency": currency,
+        "price_per_hour": catalog.price_text(price),
+        "spot_price": catalog.price_text(catalog.convert_price(instance_type.spot_price, currency)),
+        "dynamic_price": catalog.price_text(round(price * 0.85, 4)),
+        "max_dynamic_price": catalog.price_text(round(price * 1.5, 4)),
+        "supported_os": list(instance_type.supported_os),
+    }
+    if instance_type.is_gpu:
+        view["serverless_price"] = catalog.price_text(round(price * 1.1, 4))
+        view["serverless_spot_price"] = catalog.price_text(round(price * 0.45, 4))
+    if instance_type.deploy_warning:
+        view["deploy_warning"] = instance_type.deploy_warning
+    return view
+
+
+def _instance_types(currency: str) -> list[dict[str, Any]]:
+    return [instance_type_view(instance_type, currency) for instance_type in catalog.INSTANCE_TYPES]
+
+
+@router.get("/v1/instance-types", response_model=list[InstanceType], summary="Instance types (public)")
+async def list_instance_types(currency: CurrencyQuery = "usd"):
+    return _responses.json(_instance_types(currency))
+
+
+@router.get(
+    "/v1/instance-types/price-history",
+    response_model=list[dict[str, Any]],
+    deprecated=True,
+    summary="Price history (public; no longer supported, always empty)",
+)
+async def price_history():
+    return _responses.json([])
+
+
+@router.get("/v1/instances/types", response_model=list[InstanceType], deprecated=True, summary="Instance types (use /v1/instance-types)")
+async def list_instance_types_deprecated(_ctx: Context, currency: CurrencyQuery = "usd"):
+    return _responses.json(_instance_types(currency))
+
+
+def _image_view(image: catalog.Image, default_type: str) -> dict[str, Any]:
+    return {
+        "id": image.id,
+        "image_type": image.image_type,
+        "name": image.name,
+        "category": image.category,
+        "details": list(image.details),
+        "is_cluster": image.is_cluster,
+        "is_default": image.image_type == default_type,
+    }
+
+
+@router.get("/v1/images", response_model=list[Image], responses=_responses.errors(404), summary="OS images")
+async def list_images(_ctx: Context, instance_type: Annotated[str | None, Query()] = None):
+    images = [image for image in catalog.IMAGES if not image.is_cluster]
+    default_type = catalog.DEFAULT_GPU_IMAGE
+    if instance_type is not None:
+        known = catalog.INSTANCE_TYPES_BY_CODE.get(instance_type)
+        if known is None:
+            raise not_found(f"Instance type {instance_type}")
+        images = [image for image in images if image.image_type in known.supported_os]
+        default_type = known.default_image()
+    return _responses.json([_image_view(image, default_type) for image in images])
+
+
+@router.get("/v1/locations", response_model=list[Location], summary="Datacenter locations")
+async def list_locations(_ctx: Context):
+    return _responses.json(catalog.LOCATIONS)
+
+
+@router.get("/v1/volume-types", response_model=list[VolumeType], summary="Volume types (public)")
+async def list_volume_types():
+    return _responses.json(
+        [
+            {
+                "type": volume_type.type,
+                "price": {
+                    "price_per_month_per_gb": volume_type.price_per_month_per_gb,
+                    "cps_per_gb": round(volume_type.price_per_month_per_gb / catalog.HOURS_PER_MONTH / 3600, 12),
+                    "currency": "usd",
+                },
+                "is_shared_fs": volume_type.is_shared_fs,
+                "iops": volume_type.iops,
+                "throughput_gbps": volume_type.throughput_gbps,
+                "burst_bandwidth": volume_type.burst_bandwidth,
+                "continuous_bandwidth": volume_type.continuous_bandwidth,
+                "internal_network_speed": volume_type.internal_network_speed,
+            }
+            for volume_type in catalog.VOLUME_TYPES
+        ]
+    )
+
+
+@router.get("/v1/long-term/periods", response_model=list[LongTermPeriod], deprecated=True, summary="Long-term periods (public; use /instances)")
+async def list_long_term_periods():
+    return _responses.json(catalog.LONG_TERM_PERIODS_INSTANCES)
+
+
+@router.get("/v1/long-term/periods/instances", response_model=list[LongTermPeriod], summary="Long-term periods for instances (public)")
+async def list_long_term_periods_instances():
+    return _responses.json(catalog.LONG_TERM_PERIODS_INSTANCES)
+
+
+@router.get("/v1/long-term/periods/clusters", response_model=list[LongTermPeriod], summary="Long-term periods for clusters (public)")
+async def list_long_term_periods_clusters():
+    return _responses.json(catalog.LONG_TERM_PERIODS_CLUSTERS)
+
+
+# -- availability ----------------------------------------------------------------------------
+
+
+def parse_spot_flag(value: str | None) -> bool:
+    if value is None or value == "":
+        return False
+    lowered = value.strip().lower()
+    if lowered in ("true", "1", "yes"):
+        return True
+    if lowered in ("false", "0", "no"):
+        return False
+    raise invalid(f"query parameter 'is_spot': expected 'true' or 'false', got '{value}'")
+
+
+def resolve_locations(location_code: str | None, alias: str | None) -> list[str]:
+    wanted = location_code or alias  # an empty value counts as omitted
+    if not wanted:
+        return list(catalog.LOCATION_CODES)
+    if wanted not in catalog.LOCATION_CODES:
+        raise invalid(f"query parameter 'location_code': unknown location '{wanted}'")
+    return [wanted]
+
+
+def _is_available(state: EmulatorState, code: str, location_codes: list[str], is_spot: bool) -> bool:
+    if code not in catalog.INSTANCE_TYPES_BY_CODE:
+        raise not_found(f"Instance type {code}")
+    held = capacity.usage(state)
+    return any(capacity.available(state, (code, location, is_spot), held) > 0 for location in location_codes)
+
+
+@router.get("/v1/instance-availability", response_model=list[InstanceAvailability], summary="Deployable instance types per location")
+async def list_instance_availability(
+    ctx: Context,
+    location_code: LocationQuery = None,
+    location_code_alias: LocationAliasQuery = None,
+    is_spot: SpotQuery = None,
+    is_spot_alias: SpotAliasQuery = None,
+):
+    spot = parse_spot_flag(is_spot if is_spot is not None else is_spot_alias)
+    held = capacity.usage(ctx.state)
+    return _responses.json(
+        [
+            {
+                "location_code": location,
+                "availabilities": [
+                    instance_type.code
+                    for instance_type in catalog.INSTANCE_TYPES
+                    if capacity.available(ctx.state, (instance_type.code, location, spot), held) > 0
+                ],
+            }
+            for location in resolve_locations(location_code, location_code_alias)
+        ]
+    )
+
+
+_BOOLEAN = {200: {"content": {"application/json": {"schema": {"type": "boolean"}}}}}
+
+
+@router.get(
+    "/v1/instance-availability/{instance_type}",
+    response_model=bool,
+    responses={**_BOOLEAN, **_responses.errors(404)},
+    summary="Is the instance type deployable (in the location, or anywhere)",
+)
+async def instance_type_availability(
+    ctx: Context,
+    instance_type: str,
+    location_code: LocationQuery = None,
+    location_code_alias: LocationAliasQuery = None,
+    is_spot: SpotQuery = None,
+    is_spot_alias: SpotAliasQuery = None,
+):
+    spot = parse_spot_flag(is_spot if is_spot is not None else is_spot_alias)
+    locations = resolve_locations(location_code, location_code_alias)
+    return _responses.json(_is_available(ctx.state, instance_type, locations, spot))
+
+
+@router.get(
+    "/v1/instances/availability/{instanceType}",
+    response_model=bool,
+    responses={**_BOOLEAN, **_responses.errors(404)},
+    deprecated=True,
+    summary="Availability of an instance type (use /v1/instance-availability/{instance_type})",
+)
+async def instance_type_availability_deprecated(
+    ctx: Context,
+    instanceType: str,  # noqa: N803 - the spec's path parameter name
+    location_code: LocationQuery = None,
+    location_code_alias: LocationAliasQuery = None,
+    is_spot: SpotQuery = None,
+    is_spot_alias: SpotAliasQuery = None,
+):
+    spot = parse_spot_flag(is_spot if is_spot is not None else is_spot_alias)
+    locations = resolve_locations(location_code, location_code_alias)
+    return _responses.json(_is_available(ctx.state, instanceType, locations, spot))

@@ -1,0 +1,55 @@
+"""How long each asynchronous step of a state machine takes, per timing profile.
+
+``realistic`` follows production (minutes), ``demo`` keeps a live demo watchable (seconds) and
+``test`` keeps test suites fast (fractions of a second). Part 2 adds its own steps with
+:func:`define_step` (e.g. ``define_step("cluster.provisioning", 600, 4, 0.1)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class StepDurations:
+    realistic: float
+    demo: float
+    test: float
+
+    def for_profile(self, profile: str) -> float:
+        return getattr(self, profile)
+
+
+STEPS: dict[str, StepDurations] = {}
+
+
+def define_step(name: str, realistic: float, demo: float, test: float) -> None:
+    STEPS[name] = StepDurations(realistic, demo, test)
+
+
+def step_seconds(name: str, profile: str) -> float:
+    return STEPS[name].for_profile(profile)
+
+
+# Instances: create -> ordered -> provisioning -> running.
+define_step("instance.ordered", 10, 0.5, 0.02)
+define_step("instance.provisioning", 150, 2.5, 0.05)
+# shutdown / force_shutdown / start / boot: the status flips when the power action completes.
+define_step("instance.power", 30, 1, 0.02)
+# delete / discontinue / hibernate: "deleting" until the instance is gone.
+define_step("instance.deleting", 30, 1, 0.02)
+# a spot instance evicted: "discontinued" until it is gone.
+define_step("instance.discontinued", 60, 2, 0.05)
+
+# Volumes.
+define_step("volume.ordered", 15, 1, 0.02)
+define_step("volume.attach", 10, 0.5, 0.02)
+define_step("volume.detach", 10, 0.5, 0.02)
+define_step("volume.clone", 120, 2, 0.05)
+define_step("volume.clone_cross_location", 900, 5, 0.1)
+define_step("volume.cancel", 10, 0.5, 0.02)
+define_step("volume.restore", 20, 1, 0.02)
+
+# Fixed by the spec, not by the profile: trash retention of deleted volumes (96 hours).
+TRASH_RETENTION_SECONDS = 96 * 3600
+define_step("volume.trash_retention", TRASH_RETENTION_SECONDS, TRASH_RETENTION_SECONDS, TRASH_RETENTION_SECONDS)

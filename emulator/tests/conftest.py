@@ -1,0 +1,152 @@
+"""Shared fixtures: every test talks HTTP to a real emulator subprocess.
+
+The session ``emulator`` fixture comes from the package's own pytest plugin (test profile,
+production rate limits); ``api`` resets it and hands out a client logged in as the owner.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import requests
+
+from cloudcompute_emulator.testing import RunningEmulator
+
+ED25519_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq8cY1M5u5x0Yk0Zkq3s4Yq1m8i5m2o6b9x9p0QeJgC test@example"
+CPU_TYPE = "CPU.4V.16G"
+LOCATION = "FIN-01"
+
+
+class ApiClient:
+    """A thin requests wrapper: paths relative to /v1, optional bearer token."""
+
+    def __init__(self, api_url: str, token: str | None = None) -> None:
+        self.api_url = api_url
+        self.session = requests.Session()
+        self.session.headers["User-Agent"] = "cloudcompute-emulator-tests/1.0"
+        if token:
+            self.session.headers["Authorization"] = f"Bearer {token}"
+
+    def request(self, method: str, path: str, **kwargs: Any) -> requests.Response:
+        return self.session.request(method, self.api_url + path, timeout=30, **kwargs)
+
+    def get(self, path: str, **kwargs: Any) -> requests.Response:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> requests.Response:
+        return self.request("POST", path, **kwargs)
+
+    def put(self, path: str, **kwargs: Any) -> requests.Response:
+        return self.request("PUT", path, **kwargs)
+
+    def delete(self, path: str, **kwargs: Any) -> requests.Response:
+        return self.request("DELETE", path, **kwargs)
+
+    # -- shortcuts used across test modules ------------------------------------------------------
+
+    def ok(self, method: str, path: str, expected: int = 200, **kwargs: Any) -> requests.Response:
+        response = self.request(method, path, **kwargs)
+        assert response.status_code == expected, f"{method} {path}: {response.status_code} {response.text}"
+        return response
+
+    def ssh_key(self, name: str = "key", key: str = ED25519_KEY) -> str:
+        return self.ok("POST", "/ssh-keys", 201, json={"name": name, "key": key}).text
+
+    def deploy(self, **overrides: Any) -> str:
+        body = {"hostname": "web-1", "image": "ubuntu-24.04", "instance_type": CPU_TYPE, "location_code": LOCATION}
+        body.update(overrides)
+        return self.ok("POST", "/instances", 202, json=body).text
+
+    def instance(self, instance_id: str) -> dict[str, Any]:
+        return self.ok("GET", f"/instances/{instance_id}").json()
+
+    def volume(self, volume_id: str) -> dict[str, Any]:
+        return self.ok("GET", f"/volumes/{volume_id}").json()
+
+    def create_volume(self, **overrides: Any) -> str:
+        body = {"name": "data", "size": 10, "type": "NVMe", "location_code": LOCATION}
+        body.update(overrides)
+        return self.ok("POST", "/volumes", 202, json=body).text
+
+    def action(self, instance_id: str | list[str], action: str, expected: int = 202, **extra: Any) -> requests.Response:
+        return self.ok("PUT", "/instances", expected, json={"action": action, "id": instance_id, **extra})
+
+    def volume_action(self, volume_id: str | list[str], action: str, expected: int = 202, **extra: Any) -> requests.Response:
+        return self.ok("PUT", "/volumes", expected, json={"action": action, "id": volume_id, **extra})
+
+
+def token_for(emulator: RunningEmulator, client_id: str, client_secret: str) -> str:
+    return emulator.access_token(client_id, client_secret)
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.02) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(interval)
+
+
+def assert_error(response: requests.Response, status: int, code: str, contains: str | None = None) -> dict[str, Any]:
+    assert response.status_code == status, f"{response.status_code} {response.text}"
+    body = response.json()
+    assert set(body) == {"code", "message"}, body
+    assert body["code"] == code, body
+    if contains is not None:
+        assert contains.lower() in body["message"].lower(), body
+    return body
+
+
+@pytest.fixture
+def api(emulator_reset: RunningEmulator) -> ApiClient:
+    """A client logged in as the project owner, on a freshly reset emulator."""
+    return ApiClient(emulator_reset.api_url, emulator_reset.access_token())
+
+
+@pytest.fixture
+def login(emulator_reset: RunningEmulator) -> Callable[[], ApiClient]:
+    """A fresh owner client (after advancing the clock past the token lifetime)."""
+    return lambda: ApiClient(emulator_reset.api_url, emulator_reset.access_token())
+
+
+@pytest.fixture
+def anonymous(emulator_reset: RunningEmulator) -> ApiClient:
+    return ApiClient(emulator_reset.api_url)
+
+
+@pytest.fixture
+def control(emulator_reset: RunningEmulator):
+    return emulator_reset.control
+
+
+@pytest.fixture
+def settle(control) -> Callable[[float], None]:
+    """Move the emulator clock so that pending transitions of the test profile complete."""
+
+    def advance(seconds: float = 5.0) -> None:
+        control.advance_clock(seconds)
+
+    return advance
+
+
+@pytest.fixture
+def running_instance(api: ApiClient, settle) -> str:
+    api.ssh_key()
+    instance_id = api.deploy()
+    settle()
+    assert api.instance(instance_id)["status"] == "running"
+    return instance_id
+
+
+@pytest.fixture
+def offline_instance(api: ApiClient, running_instance: str, settle) -> str:
+    api.action(running_instance, "shutdown")
+    settle()
+    assert api.instance(running_instance)["status"] == "offline"
+    return running_instance
