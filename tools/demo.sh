@@ -30,8 +30,11 @@ CLOUDCOMPUTE_CLIENT_SECRET=$(read_credential client_secret)
 export CLOUDCOMPUTE_API_URL CLOUDCOMPUTE_CLIENT_ID CLOUDCOMPUTE_CLIENT_SECRET
 export CLOUDCOMPUTE_TOKEN_CACHE="$workdir/token-cache"
 export ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_ROOT" ANSIBLE_NOCOLOR="${ANSIBLE_NOCOLOR:-${CI:+1}}"
+# The demo's control node is the implicit localhost; its hosts come from the inventory plugin.
+export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false
 
 log "running playbooks/demo.yml against $CLOUDCOMPUTE_API_URL"
 cd "$STAGED_COLLECTION"
-PATH="$CEILING_VENV/bin:$PATH" "$CEILING_VENV/bin/ansible-playbook" -i localhost, playbooks/demo.yml "$@"
+PATH="$CEILING_VENV/bin:$PATH" "$CEILING_VENV/bin/ansible-playbook" playbooks/demo.yml \
+    -e "demo_workdir=$workdir" -e "ansible_python_interpreter=$CEILING_VENV/bin/python" "$@"
 log "demo finished; emulator log: $workdir/emulator.log"
