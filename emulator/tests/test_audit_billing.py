@@ -6,7 +6,6 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 import requests
-
 from conftest import ApiClient, assert_error
 
 

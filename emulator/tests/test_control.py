@@ -6,9 +6,9 @@ import time
 
 import pytest
 import requests
+from conftest import ApiClient, assert_error
 
 from cloudcompute_emulator.control import EmulatorControlError
-from conftest import ApiClient, assert_error
 
 
 def test_health_and_clock(control) -> None:

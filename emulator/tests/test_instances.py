@@ -4,7 +4,6 @@ semantics, hibernate, spot eviction, capacity (503) and funds (402)."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import CPU_TYPE, LOCATION, ApiClient, assert_error
 
 INSTANCE_FIELDS = {

@@ -6,7 +6,6 @@ import base64
 import hashlib
 
 import pytest
-
 from conftest import ED25519_KEY, ApiClient, assert_error
 
 
