@@ -6,7 +6,7 @@ import time
 
 import pytest
 import requests
-from conftest import ApiClient, assert_error
+from conftest import ApiClient, assert_error, wait_for
 
 from cloudcompute_emulator.control import EmulatorControlError
 
@@ -119,7 +119,7 @@ def test_request_log_is_bounded(api: ApiClient, control) -> None:
 
 def test_settings(control) -> None:
     settings = control.settings()
-    assert settings["profile"] == "test" and settings["rate_limits"]["project_quota"] == 500
+    assert settings["profile"] == "realistic" and settings["rate_limits"]["project_quota"] == 500
     assert settings["rate_limits"]["overrides"] == {"GET /v1/instances": 120, "GET /v1/volumes": 120}
     updated = control.update_settings(profile="demo", instance_ip_mode="loopback", rate_limits={"window_seconds": 5})
     assert updated["profile"] == "demo" and updated["rate_limits"]["window_seconds"] == 5
@@ -129,7 +129,7 @@ def test_settings(control) -> None:
             control.update_settings(**bad)
         assert error.value.status == 400
     control.reset(settings=True)
-    assert control.settings()["profile"] == "test"
+    assert control.settings()["profile"] == "realistic"
 
 
 def test_loopback_addresses(api: ApiClient, control, settle) -> None:
@@ -151,3 +151,12 @@ def test_resource_dumps(api: ApiClient, control, settle) -> None:
     [os_volume] = control.resources("volumes")
     assert os_volume["status"] == "deleted" and os_volume["project_id"]
     assert control.resources("no-such-kind") == []
+
+
+@pytest.mark.parametrize("profile", ["test", "demo"])
+def test_fast_profiles_progress_in_real_time(api: ApiClient, control, profile: str) -> None:
+    control.update_settings(profile=profile)
+    api.ssh_key()
+    instance_id = api.deploy()
+    # polled gently: the endpoint quota (60 per minute) applies to polling too
+    wait_for(lambda: api.instance(instance_id)["status"] == "running", timeout=1 if profile == "test" else 10, interval=0.25)
