@@ -146,10 +146,16 @@ def test_resource_dumps(api: ApiClient, control, settle) -> None:
     settle()
     api.action(instance_id, "delete")
     settle()
+    key_id = api.ssh_key("second")
+    api.ok("DELETE", f"/ssh-keys/{key_id}")
     kinds = control.kinds()
-    assert kinds["instances"] == 0 and kinds["volumes"] == 1
+    assert kinds["instances"] == 0 and kinds["instances@removed"] == 1 and kinds["volumes"] == 1
+    # removed and deleted rows stay visible to raw dumps
+    [instance] = control.resources("instances")
+    assert instance["id"] == instance_id and instance["removed_at"].endswith("Z")
     [os_volume] = control.resources("volumes")
     assert os_volume["status"] == "deleted" and os_volume["project_id"]
+    assert {key["name"]: "removed_at" in key for key in control.resources("ssh_keys")} == {"key": False, "second": True}
     assert control.resources("no-such-kind") == []
 
 
