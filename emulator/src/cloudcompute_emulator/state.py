@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cloudcompute_emulator import auth, kinds
+from cloudcompute_emulator import auth, kinds, resources  # noqa: F401 - resources registers transition hooks
 from cloudcompute_emulator.clock import Clock, new_id
 from cloudcompute_emulator.faults import FaultRegistry
 from cloudcompute_emulator.lifecycle import Scheduler
