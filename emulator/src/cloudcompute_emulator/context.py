@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from cloudcompute_emulator.audit import record_event
 from cloudcompute_emulator.auth import Principal
 from cloudcompute_emulator.errors import invalid, unauthorized
 from cloudcompute_emulator.state import EmulatorState
@@ -44,9 +45,6 @@ class ApiContext:
         return self.state.clock.now()
 
     def audit(self, object_type: str, action: str, subject: str, **data: Any) -> None:
-        # imported here: audit.py builds on this module's ApiContext
-        from cloudcompute_emulator.audit import record_event
-
         record_event(self, object_type, action, subject, **data)
 
 
