@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cloudcompute_emulator import auth, kinds, resources  # noqa: F401 - resources registers transition hooks
+from cloudcompute_emulator import auth, resources  # noqa: F401 - importing resources registers transition hooks
 from cloudcompute_emulator.clock import Clock, new_id
 from cloudcompute_emulator.faults import FaultRegistry
 from cloudcompute_emulator.lifecycle import Scheduler
@@ -135,5 +135,3 @@ class EmulatorState:
         """Every stored row of a kind, removed ones (with ``removed_at``) included."""
         return [*self.store.table(kind).values(), *self.store.table(graveyard(kind)).values()]
 
-
-__all__ = ["EmulatorState", "kinds"]
