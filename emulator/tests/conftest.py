@@ -1,7 +1,12 @@
 """Shared fixtures: every test talks HTTP to a real emulator subprocess.
 
-The session ``emulator`` fixture comes from the package's own pytest plugin (test profile,
-production rate limits); ``api`` resets it and hands out a client logged in as the owner.
+The session ``emulator`` fixture comes from the package's own pytest plugin; ``api`` resets it
+and hands out a client logged in as the owner.
+
+This suite runs the emulator with the ``realistic`` timing profile and moves its clock
+explicitly (``settle``): no transition happens on its own while a test looks at an
+intermediate status (``ordered``, ``attaching``, ...), however loaded the machine is. Tokens
+live long for the same reason; tests of expiry set a short lifetime themselves.
 """
 
 from __future__ import annotations
@@ -103,6 +108,11 @@ def assert_error(response: requests.Response, status: int, code: str, contains: 
     return body
 
 
+@pytest.fixture(scope="session")
+def emulator_settings() -> dict[str, Any]:
+    return {"profile": "realistic", "token_ttl": 100_000_000}
+
+
 @pytest.fixture
 def api(emulator_reset: RunningEmulator) -> ApiClient:
     """A client logged in as the project owner, on a freshly reset emulator."""
@@ -127,9 +137,10 @@ def control(emulator_reset: RunningEmulator):
 
 @pytest.fixture
 def settle(control) -> Callable[[float], None]:
-    """Move the emulator clock so that pending transitions of the test profile complete."""
+    """Move the emulator clock so that pending transitions complete (the realistic profile's
+    slowest step, a cross-datacenter clone, takes 900 s)."""
 
-    def advance(seconds: float = 5.0) -> None:
+    def advance(seconds: float = 1000.0) -> None:
         control.advance_clock(seconds)
 
     return advance

@@ -6,7 +6,6 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 import requests
-
 from conftest import ApiClient, assert_error
 
 
@@ -97,7 +96,6 @@ def test_balance_is_charged_by_the_hour(api: ApiClient, control, settle, login) 
     # one hour of the instance (2.29) and of its 730 GB NVMe OS volume (730 * 0.2 / 730 = 0.2)
     assert api.ok("GET", "/balance").json()["amount"] == pytest.approx(10000 - 2.29 - 0.2, abs=0.01)
     api.action(instance_id, "shutdown", expected=202)
-    settle()
     control.advance_clock(3600)
     api = login()
     # shut down: still charged

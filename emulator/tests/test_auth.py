@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import ApiClient, assert_error
 
 
@@ -12,6 +11,7 @@ def _grant(anonymous: ApiClient, **body):
 
 
 def test_client_credentials_json_and_form(anonymous: ApiClient, emulator_reset) -> None:
+    emulator_reset.control.update_settings(token_ttl=3600)  # the default lifetime
     body = {"grant_type": "client_credentials", "client_id": emulator_reset.client_id, "client_secret": emulator_reset.client_secret}
     token = anonymous.ok("POST", "/oauth2/token", json=body).json()
     assert set(token) == {"access_token", "refresh_token", "token_type", "expires_in", "scope"}

@@ -6,9 +6,9 @@ import time
 
 import pytest
 import requests
+from conftest import ApiClient, assert_error
 
 from cloudcompute_emulator.control import EmulatorControlError
-from conftest import ApiClient, assert_error
 
 KEY = {"name": "k", "key": "ssh-ed25519 AAAA"}
 

@@ -4,7 +4,6 @@ semantics, hibernate, spot eviction, capacity (503) and funds (402)."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import CPU_TYPE, LOCATION, ApiClient, assert_error
 
 INSTANCE_FIELDS = {
@@ -46,8 +45,8 @@ def test_deploy_with_every_option(api: ApiClient, settle) -> None:
     assert volumes["scratch"]["location"] == LOCATION and volumes["scratch"]["status"] == "attached"
     assert volumes["archive"]["type"] == "HDD" and volumes["keep"]["instance_id"] == instance["id"]
     assert {volumes[name]["target"] for name in ("scratch", "archive", "keep")} == {"vdb", "vdc", "vdd"}
-    settle(0.03)
-    assert api.instance(instance["id"])["status"] in ("provisioning", "running")
+    settle(15)
+    assert api.instance(instance["id"])["status"] == "provisioning"
     settle()
     running = api.instance(instance["id"])
     assert running["status"] == "running" and running["ip"].startswith(("192.0.2.", "198.51.100.", "203.0.113."))
@@ -154,7 +153,6 @@ def test_delete_semantics(api: ApiClient, settle, control) -> None:
     assert_error(api.put("/instances", json={"action": "delete", "id": deploy_with_data("d")[0], "volume_ids": [data]}),
                  400, "invalid_request", "not attached")
     # delete_stuck reaches instances still being set up, plain delete does not
-    control.update_settings(profile="realistic")  # minutes of provisioning
     stuck = api.deploy(hostname="stuck")
     assert api.instance(stuck)["status"] == "ordered"
     assert_error(api.put("/instances", json={"action": "delete", "id": stuck}), 400, "invalid_request", "delete_stuck")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import requests
-
 from conftest import ApiClient, assert_error
 
 

@@ -6,7 +6,6 @@ import base64
 import hashlib
 
 import pytest
-
 from conftest import ED25519_KEY, ApiClient, assert_error
 
 
@@ -42,13 +41,14 @@ def test_fingerprints(api: ApiClient) -> None:
     assert by_id[ids["bad-base64"]]["fingerprint"] is None
 
 
-def test_bulk_ssh_key_delete(api: ApiClient) -> None:
+@pytest.mark.parametrize("prefix", ["/ssh-keys", "/sshkeys"])
+def test_bulk_ssh_key_delete(api: ApiClient, prefix: str) -> None:
     first, second, third = api.ssh_key("a"), api.ssh_key("b"), api.ssh_key("c")
-    assert_error(api.delete("/ssh-keys", json={"keys": [first, "missing"]}), 404, "not_found")
-    assert len(api.ok("GET", "/ssh-keys").json()) == 3  # nothing deleted
-    api.ok("DELETE", "/ssh-keys", json={"keys": [first, second]})
-    assert [key["id"] for key in api.ok("GET", "/ssh-keys").json()] == [third]
-    assert_error(api.delete("/ssh-keys", json={}), 400, "invalid_request", "keys")
+    assert_error(api.delete(prefix, json={"keys": [first, "missing"]}), 404, "not_found")
+    assert len(api.ok("GET", prefix).json()) == 3  # nothing deleted
+    api.ok("DELETE", prefix, json={"keys": [first, second]})
+    assert [key["id"] for key in api.ok("GET", prefix).json()] == [third]
+    assert_error(api.delete(prefix, json={}), 400, "invalid_request", "keys")
 
 
 def test_script_lifecycle(api: ApiClient) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import LOCATION, ApiClient, assert_error
 
 ACTIVE_FIELDS = {
@@ -214,8 +213,8 @@ def test_volume_tags(api: ApiClient, settle) -> None:
     assert_error(api.delete(f"/volumes/{first}/tags/{tag['id']}"), 404, "not_found")
     assert_error(api.post("/volumes/missing/tags", json={"key": "a"}), 404, "not_found")
     assert_error(api.delete("/volumes/missing/tags/a"), 404, "not_found")
-    for index in range(10):
-        api.ok("POST", f"/volumes/{second}/tags", 201, json={"key": f"k{index}"}) if index else None
+    for index in range(1, 10):  # the env tag is the first of ten
+        api.ok("POST", f"/volumes/{second}/tags", 201, json={"key": f"k{index}"})
     assert_error(api.post(f"/volumes/{second}/tags", json={"key": "eleventh"}), 400, "invalid_request", "10")
     assert_error(api.post(f"/volumes/{second}/tags", json={"key": "x" * 64}), 400, "invalid_request", "key")
     api.ok("DELETE", f"/volumes/{second}", 202)

@@ -30,6 +30,7 @@ Authenticated responses carry rate-limit headers:
 # Statuses every operation may answer besides its own ones (documented for each operation).
 COMMON_ERRORS = {
     400: "invalid_request: a missing or invalid property (the message names it)",
+    405: "invalid_request: method not served at this path (see Allow)",
     429: "rate_limit_exceeded: see Retry-After",
     500: "server_error",
 }
@@ -77,6 +78,9 @@ def create_fastapi_app(state: EmulatorState) -> FastAPI:
         openapi_url="/v1/openapi.json",
         docs_url=None,
         redoc_url=None,
+        # /v1/instances/ is not /v1/instances: no redirect that would turn a read of an empty
+        # id into a list
+        redirect_slashes=False,
     )
     app.state.emulator = state
     install_error_handlers(app)

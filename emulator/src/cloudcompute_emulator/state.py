@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cloudcompute_emulator import auth, kinds
+from cloudcompute_emulator import auth, resources  # noqa: F401 - importing resources registers transition hooks
 from cloudcompute_emulator.clock import Clock, new_id
 from cloudcompute_emulator.faults import FaultRegistry
 from cloudcompute_emulator.lifecycle import Scheduler
@@ -15,7 +15,7 @@ from cloudcompute_emulator.projects import PROJECT_KIND, ensure_project, set_bal
 from cloudcompute_emulator.ratelimit import RateLimiter
 from cloudcompute_emulator.requestlog import RequestLog
 from cloudcompute_emulator.settings import EmulatorSettings
-from cloudcompute_emulator.store import META_KIND, Store
+from cloudcompute_emulator.store import META_KIND, Store, graveyard
 
 # Counters restarted by a reset, so that a fresh state hands out the same addresses again.
 RESET_COUNTERS = ("instance_ip_counter",)
@@ -132,7 +132,6 @@ class EmulatorState:
         self.store.flush()
 
     def dump(self, kind: str) -> list[dict[str, Any]]:
-        return list(self.store.table(kind).values())
+        """Every stored row of a kind, removed ones (with ``removed_at``) included."""
+        return [*self.store.table(kind).values(), *self.store.table(graveyard(kind)).values()]
 
-
-__all__ = ["EmulatorState", "kinds"]

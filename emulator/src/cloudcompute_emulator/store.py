@@ -24,6 +24,10 @@ Record = dict[str, Any]
 META_KIND = "_meta"
 
 
+def graveyard(kind: str) -> str:
+    return f"{kind}@removed"
+
+
 class Store:
     def __init__(self, path: str | None = None) -> None:
         self.path = path
@@ -128,6 +132,15 @@ class Store:
         record = self.table(kind).pop(record_id, None)
         if record is not None:
             self._dirty[(kind, record_id)] = None
+        return record
+
+    def retire(self, kind: str, record_id: str, removed_at: str) -> Record | None:
+        """Remove a record from its kind but keep it, marked ``removed_at``, in the kind's
+        graveyard (``<kind>@removed``): the API no longer sees it, raw dumps still do."""
+        record = self.delete(kind, record_id)
+        if record is not None:
+            record["removed_at"] = removed_at
+            self.insert(graveyard(kind), record)
         return record
 
     def clear(self, keep: Iterable[str] = ()) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
 from cloudcompute_emulator import capacity, catalog
 from cloudcompute_emulator.context import Context
@@ -185,15 +185,23 @@ def _is_available(state: EmulatorState, code: str, location_codes: list[str], is
     return any(capacity.available(state, (code, location, is_spot), held) > 0 for location in location_codes)
 
 
-@router.get("/v1/instance-availability", response_model=list[InstanceAvailability], summary="Deployable instance types per location")
-async def list_instance_availability(
-    ctx: Context,
+async def availability_query(
     location_code: LocationQuery = None,
     location_code_alias: LocationAliasQuery = None,
     is_spot: SpotQuery = None,
     is_spot_alias: SpotAliasQuery = None,
-):
+) -> tuple[list[str], bool]:
+    """(locations to look at, spot or not), from the query and its deprecated aliases."""
     spot = parse_spot_flag(is_spot if is_spot is not None else is_spot_alias)
+    return resolve_locations(location_code, location_code_alias), spot
+
+
+AvailabilityQuery = Annotated[tuple[list[str], bool], Depends(availability_query)]
+
+
+@router.get("/v1/instance-availability", response_model=list[InstanceAvailability], summary="Deployable instance types per location")
+async def list_instance_availability(ctx: Context, query: AvailabilityQuery):
+    locations, spot = query
     held = capacity.usage(ctx.state)
     return _responses.json(
         [
@@ -205,7 +213,7 @@ async def list_instance_availability(
                     if capacity.available(ctx.state, (instance_type.code, location, spot), held) > 0
                 ],
             }
-            for location in resolve_locations(location_code, location_code_alias)
+            for location in locations
         ]
     )
 
@@ -219,17 +227,8 @@ _BOOLEAN = {200: {"content": {"application/json": {"schema": {"type": "boolean"}
     responses={**_BOOLEAN, **_responses.errors(404)},
     summary="Is the instance type deployable (in the location, or anywhere)",
 )
-async def instance_type_availability(
-    ctx: Context,
-    instance_type: str,
-    location_code: LocationQuery = None,
-    location_code_alias: LocationAliasQuery = None,
-    is_spot: SpotQuery = None,
-    is_spot_alias: SpotAliasQuery = None,
-):
-    spot = parse_spot_flag(is_spot if is_spot is not None else is_spot_alias)
-    locations = resolve_locations(location_code, location_code_alias)
-    return _responses.json(_is_available(ctx.state, instance_type, locations, spot))
+async def instance_type_availability(ctx: Context, instance_type: str, query: AvailabilityQuery):
+    return _responses.json(_is_available(ctx.state, instance_type, *query))
 
 
 @router.get(
@@ -239,14 +238,5 @@ async def instance_type_availability(
     deprecated=True,
     summary="Availability of an instance type (use /v1/instance-availability/{instance_type})",
 )
-async def instance_type_availability_deprecated(
-    ctx: Context,
-    instanceType: str,  # noqa: N803 - the spec's path parameter name
-    location_code: LocationQuery = None,
-    location_code_alias: LocationAliasQuery = None,
-    is_spot: SpotQuery = None,
-    is_spot_alias: SpotAliasQuery = None,
-):
-    spot = parse_spot_flag(is_spot if is_spot is not None else is_spot_alias)
-    locations = resolve_locations(location_code, location_code_alias)
-    return _responses.json(_is_available(ctx.state, instanceType, locations, spot))
+async def instance_type_availability_deprecated(ctx: Context, instanceType: str, query: AvailabilityQuery):  # noqa: N803
+    return _responses.json(_is_available(ctx.state, instanceType, *query))

@@ -42,9 +42,9 @@ async def list_instances(
     ctx: Context,
     status: Annotated[InstanceStatus | None, Query(description="an instance status")] = None,
     computeId: Annotated[str | None, Query(description="one instance id")] = None,  # noqa: N803
-    tag: Annotated[list[str] | None, Query(description="repeatable: key (any value) or key=value")] = None,
+    tag: Annotated[list[str], Query(description="repeatable: key (any value) or key=value")] = [],  # noqa: B006 - FastAPI copies defaults
 ):
-    filters = tags.parse_filters(tag or [])
+    filters = tags.parse_filters(tag)
     state = ctx.state
     selected = [
         instance

@@ -33,7 +33,7 @@ def _find(ctx: ApiContext, script_id: str) -> Record:
 
 def _delete(ctx: ApiContext, records: list[Record]) -> None:
     for record in records:
-        ctx.store.delete(kinds.SCRIPTS, record["id"])
+        ctx.store.retire(kinds.SCRIPTS, record["id"], isoformat(ctx.now()))
         ctx.audit("startup_script", "delete", record["id"], startup_script=_view(record))
 
 

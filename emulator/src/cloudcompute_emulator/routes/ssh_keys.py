@@ -53,7 +53,7 @@ def _find(ctx: ApiContext, key_id: str) -> Record:
 
 def _delete(ctx: ApiContext, records: list[Record]) -> None:
     for record in records:
-        ctx.store.delete(kinds.SSH_KEYS, record["id"])
+        ctx.store.retire(kinds.SSH_KEYS, record["id"], isoformat(ctx.now()))
         ctx.audit("ssh_key", "delete", record["id"], ssh_key=_view(record))
 
 

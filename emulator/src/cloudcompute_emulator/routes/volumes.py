@@ -265,7 +265,7 @@ VOLUME_ACTIONS: dict[str, Callable[[ApiContext, list[Record], VolumeAction], lis
     "/v1/volumes",
     status_code=202,
     response_model=list[str],
-    responses={202: {"description": "accepted; clone answers the new volume ids"}, **_responses.errors(403, 404)},
+    responses={202: {"description": "accepted: the new volume ids for clone, an empty array otherwise"}, **_responses.errors(403, 404)},
     summary="Act on one or several volumes",
 )
 async def volume_action(ctx: Context, _user_agent: UserAgent, body: VolumeAction):
@@ -280,9 +280,7 @@ async def volume_action(ctx: Context, _user_agent: UserAgent, body: VolumeAction
         if volume["is_permanently_deleted"] and body.action != "delete":
             raise not_found(f"Volume {volume['id']}")
     clone_ids = handler(ctx, targets, body)
-    if clone_ids is not None:
-        return _responses.json(clone_ids, status_code=202)
-    return _responses.empty(202)
+    return _responses.json(clone_ids or [], status_code=202)
 
 
 # -- trash / read / delete ----------------------------------------------------------------------

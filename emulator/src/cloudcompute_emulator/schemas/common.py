@@ -14,9 +14,12 @@ MAX_TAGS_PER_RESOURCE = 10
 
 
 class RequestModel(BaseModel):
-    """Unknown keys are ignored and ``null`` means absent (decisions.md "Request noise")."""
+    """Unknown keys are ignored and ``null`` means absent (decisions.md "Request noise").
 
-    model_config = ConfigDict(extra="ignore")
+    Strict types: ``"10"`` is not a size and ``0`` is not ``false``, as in a JSON schema.
+    """
+
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     @model_validator(mode="before")
     @classmethod
