@@ -12,6 +12,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     USER_AGENT,
     ApiClient,
     ApiError,
+    MissingCredentials,
     parse_created_id,
     parse_rate_limit_header,
     single_item,
@@ -270,3 +271,53 @@ def test_api_errors_carry_code_message_status_method_and_path(make_client):
     }
     assert "not found" in error.api_message.lower()
     assert str(error).startswith("GET /ssh-keys/00000000-0000-4000-8000-000000000000 failed (HTTP 404, not_found)")
+
+
+def test_a_hint_is_added_to_the_text_and_the_failure_stays_the_api_s(make_client):
+    with pytest.raises(ApiError) as failure:
+        make_client().get("/ssh-keys/00000000-0000-4000-8000-000000000000")
+    hinted = failure.value.with_hint("Check the id.")
+    assert str(hinted).endswith("Check the id.")
+    assert hinted.to_failure() == failure.value.to_failure()
+
+
+# ----------------------------------------------------------------- public endpoints
+
+
+def test_public_reads_need_no_credentials_and_send_no_token(make_client, control):
+    client = make_client(client_id=None, client_secret=None)
+    types = client.get("/instance-types", authenticated=False)
+    assert any(item["instance_type"] == "1H100.80S.30V" for item in types)
+    log = control.requests()["requests"]
+    assert token_requests(log) == []
+    assert [entry["auth"] for entry in log] == ["none"]
+    assert client.stats["token_requests"] == 0
+
+
+def test_public_reads_with_credentials_make_no_token_exchange(make_client, control, tmp_path):
+    client = make_client()
+    client.get("/volume-types", authenticated=False)
+    assert token_requests(control.requests()["requests"]) == []
+    assert not (tmp_path / "tokens").exists()
+
+
+def test_a_request_that_needs_a_token_without_credentials_sends_nothing(make_client, control):
+    client = make_client(client_id=None, client_secret=None)
+    with pytest.raises(MissingCredentials) as missing:
+        client.get("/locations")
+    assert str(missing.value) == "GET /locations needs an access token"
+    assert control.requests()["requests"] == []
+
+
+def test_absolute_urls_are_fetched_without_the_access_token(make_client, emulator):
+    client = make_client()
+    client.get("/ssh-keys")  # a token now exists and must not travel to the other URL
+    sent = []
+    client.session.hooks["response"].append(lambda response, *args, **kwargs: sent.append(response.request.headers))
+    health = client.get_url(emulator.base_url + "/_emulator/health")
+    assert health["status"] == "ok"
+    assert "Authorization" not in sent[0]
+    with pytest.raises(ApiError) as failure:
+        client.get_url(emulator.base_url + "/_emulator/downloads/unknown.json")
+    assert failure.value.status == 404
+    assert failure.value.path == emulator.base_url + "/_emulator/downloads/unknown.json"
