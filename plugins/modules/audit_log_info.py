@@ -198,7 +198,7 @@ def main():
             end_date=dict(type="str"),
             page_size=dict(type="int", default=MAX_PAGE_SIZE),
             limit=dict(type="int", default=1000),
-            cursor=dict(type="str", no_log=False),
+            cursor=dict(type="str"),
             export=dict(type="bool", default=False),
             fetch_export=dict(type="bool", default=False),
         ),
