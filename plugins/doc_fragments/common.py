@@ -22,11 +22,15 @@ options:
     description:
       - Client id of a Cloud API credential (console, Keys, Cloud API Credentials).
       - If not set, the value of the E(CLOUDCOMPUTE_CLIENT_ID) environment variable is used.
+      - Needed by every request except the reads of the public catalog endpoints (instance
+        types, cluster types, container types, volume types, long-term periods), which are made
+        without a token; a task that needs a token fails before sending anything when it is missing.
     type: str
   client_secret:
     description:
       - Client secret of that credential. It is never logged nor written to the token cache.
       - If not set, the value of the E(CLOUDCOMPUTE_CLIENT_SECRET) environment variable is used.
+      - Needed whenever O(client_id) is.
     type: str
   validate_certs:
     description:

@@ -89,6 +89,11 @@ class ApiError(Exception):
             text += " " + self.hint
         return text
 
+    def with_hint(self, hint):
+        """The same error with a hint for the user appended to its text (``failure`` unchanged)."""
+        return self.__class__(self.api_message, status=self.status, code=self.code, method=self.method,
+                              path=self.path, hint=hint)
+
     def to_failure(self):
         return {
             "code": self.code,
@@ -97,6 +102,16 @@ class ApiError(Exception):
             "method": self.method,
             "path": self.path,
         }
+
+
+class MissingCredentials(Exception):
+    """A request needs an access token but the client has no client id or secret. Public
+    catalog reads work without them; everything else fails with this before anything is sent."""
+
+    def __init__(self, method, path):
+        self.method = method
+        self.path = path
+        super(MissingCredentials, self).__init__("%s %s needs an access token" % (method, path))
 
 
 class ResponseLost(ApiError):
@@ -250,7 +265,8 @@ class ApiClient:
     """Authenticated, paced, retrying access to one Cloud Compute API endpoint.
 
     ``api_url`` includes the version prefix (``https://.../v1``); paths passed to the request
-    methods are relative to it (``/instances``).
+    methods are relative to it (``/instances``). ``client_id`` and ``client_secret`` may be
+    None when only public endpoints are read (``authenticated=False``).
     """
 
     def __init__(self, api_url, client_id, client_secret, validate_certs=True, request_timeout=30,
@@ -266,7 +282,8 @@ class ApiClient:
         self.session = requests.Session()
         self.session.verify = validate_certs
         self.session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
-        self.token_cache = None if token_cache_disabled(token_cache) else TokenCache(
+        self.has_credentials = bool(client_id and client_secret)
+        self.token_cache = None if token_cache_disabled(token_cache) or not self.has_credentials else TokenCache(
             token_cache, self.api_url, client_id, client_secret)
         self._token = None
         # Latest rate-limit state per quota name: {"project": {"r": .., "t": .., "q": .., "w": .., "at": ..}}
@@ -276,8 +293,15 @@ class ApiClient:
 
     # ----------------------------------------------------------------- public request methods
 
-    def get(self, path, params=None):
-        return self.request("GET", path, params=params).body
+    def get(self, path, params=None, authenticated=True):
+        """GET a path; ``authenticated=False`` for the public catalog endpoints (no token, so no
+        token exchange and no credentials needed)."""
+        return self.request("GET", path, params=params, authenticated=authenticated).body
+
+    def get_url(self, url):
+        """GET an absolute URL outside the API, such as a pre-signed download link, never sending
+        the access token along (the link carries its own authorisation)."""
+        return self.request("GET", url, authenticated=False).body
 
     def get_one(self, path, params=None):
         """GET a single resource, tolerating the API's one-element-array form."""
@@ -338,7 +362,9 @@ class ApiClient:
         """
         if idempotent is None:
             idempotent = method != "POST"
-        url = self.api_url + path
+        if authenticated and not self.has_credentials:
+            raise MissingCredentials(method, path)
+        url = path if path.startswith(("https://", "http://")) else self.api_url + path
         rate_limited = transient = 0
         reauthenticated = False
         while True:

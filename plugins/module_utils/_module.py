@@ -18,6 +18,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     REQUESTS_IMPORT_ERROR,
     ApiClient,
     ApiError,
+    MissingCredentials,
 )
 
 # The options of plugins/doc_fragments/common.py (module variant): keep both in step.
@@ -43,8 +44,10 @@ TAGS_ARGUMENT_SPEC = dict(
     purge_tags=dict(type="bool", default=True),
 )
 
+# api_url is needed by every request; the credentials only by those that need a token (public
+# catalog reads do not), so their absence is reported by the first request that needs them.
+REQUIRED_API_URL = ("api_url", "CLOUDCOMPUTE_API_URL")
 REQUIRED_CREDENTIALS = (
-    ("api_url", "CLOUDCOMPUTE_API_URL"),
     ("client_id", "CLOUDCOMPUTE_CLIENT_ID"),
     ("client_secret", "CLOUDCOMPUTE_CLIENT_SECRET"),
 )
@@ -69,9 +72,8 @@ class CloudComputeModule(AnsibleModule):
         super(CloudComputeModule, self).__init__(argument_spec=spec, **kwargs)
         if not HAS_REQUESTS:
             self.fail_json(msg=missing_required_lib("requests"), exception=str(REQUESTS_IMPORT_ERROR))
-        missing = ["%s (or %s)" % pair for pair in REQUIRED_CREDENTIALS if not self.params.get(pair[0])]
-        if missing:
-            self.fail_json(msg="missing required connection options: %s" % ", ".join(missing))
+        if not self.params.get(REQUIRED_API_URL[0]):
+            self.fail_json(msg="missing required connection options: %s (or %s)" % REQUIRED_API_URL)
         self._client = None
 
     @property
@@ -99,3 +101,7 @@ class CloudComputeModule(AnsibleModule):
             self.fail_api(error)
         except ModuleFailure as failure:
             self.fail_json(msg=failure.msg, **failure.result)
+        except MissingCredentials as missing:
+            names = ["%s (or %s)" % pair for pair in REQUIRED_CREDENTIALS if not self.params.get(pair[0])]
+            self.fail_json(msg="missing required connection options: %s (%s; only the public catalog "
+                               "endpoints can be read without credentials)" % (", ".join(names), missing))
