@@ -12,4 +12,3 @@ def control(emulator_reset):
     """The control API (``cloudcompute_emulator.control.EmulatorControl``) of a reset emulator."""
     yield emulator_reset.control
     emulator_reset.control.clear_faults()
-

@@ -77,7 +77,7 @@ def test_rate_limit_headers_are_parsed_and_malformed_entries_skipped():
 
 
 def test_one_token_exchange_serves_many_clients_through_the_cache(make_client, control, tmp_path):
-    for _ in range(3):  # three tasks, each with its own client, as in a playbook
+    for _task in range(3):  # three tasks, each with its own client, as in a playbook
         make_client().get("/ssh-keys")
     log = control.requests()["requests"]
     assert len(token_requests(log)) == 1
@@ -105,7 +105,7 @@ def test_a_changed_secret_does_not_reuse_the_cached_token(make_client, control):
 
 
 def test_without_a_cache_every_client_exchanges_credentials(make_client, control):
-    for _ in range(2):
+    for _task in range(2):
         make_client(token_cache="false").get("/ssh-keys")
     assert len(token_requests(control.requests()["requests"])) == 2
 
@@ -236,9 +236,9 @@ def test_a_connection_refused_is_reported_without_traceback_or_secret(emulator, 
 
 def test_the_client_paces_itself_before_the_quota_runs_out(make_client, control):
     control.update_settings(rate_limits={"enabled": True, "window_seconds": 3, "endpoint_quota": 10,
-                                  "project_quota": 1000})
+                                         "project_quota": 1000})
     client = make_client()
-    for _ in range(25):
+    for _request in range(25):
         client.get("/ssh-keys")
     statuses = [entry["status"] for entry in api_requests(control.requests()["requests"], "GET", "/v1/ssh-keys")]
     assert statuses.count(429) == 0
