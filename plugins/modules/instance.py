@@ -100,7 +100,6 @@ options:
         before any instance can be deployed.
     type: list
     elements: str
-    no_log: false
   startup_script:
     description:
       - Name or id of the startup script to run on first boot.
@@ -508,22 +507,22 @@ class Instance(Resource):
                                method="PUT", path=self.path)
         return True
 
-    def view(self, instance):
-        if not instance:
+    def view(self, resource):
+        if not resource:
             return {}
         return {
-            "id": instance.get("id"),
-            "hostname": instance.get("hostname"),
-            "status": instance.get("status"),
-            "instance_type": instance.get("instance_type"),
-            "image": instance.get("image"),
-            "location": instance.get("location"),
-            "description": instance.get("description"),
-            "contract": instance.get("contract"),
-            "is_spot": instance.get("is_spot"),
-            "ssh_key_ids": sorted(instance.get("ssh_key_ids") or []),
-            "startup_script_id": instance.get("startup_script_id"),
-            "tags": current_tags(instance),
+            "id": resource.get("id"),
+            "hostname": resource.get("hostname"),
+            "status": resource.get("status"),
+            "instance_type": resource.get("instance_type"),
+            "image": resource.get("image"),
+            "location": resource.get("location"),
+            "description": resource.get("description"),
+            "contract": resource.get("contract"),
+            "is_spot": resource.get("is_spot"),
+            "ssh_key_ids": sorted(resource.get("ssh_key_ids") or []),
+            "startup_script_id": resource.get("startup_script_id"),
+            "tags": current_tags(resource),
         }
 
     # ------------------------------------------------------------------------ deploy
@@ -634,7 +633,7 @@ class Instance(Resource):
             return self.wait_status(instance["id"], target), changed
         return self.fetch(instance["id"]), changed
 
-    def ensure_present(self, instance):
+    def ensure_deployed(self, instance):
         target = POWER_STATUS.get(self.params["state"])
         if instance is None:
             body = self.deploy_request()
@@ -710,7 +709,7 @@ class Instance(Resource):
         result["detached_volume_ids"] = [volume_id for volume_id in attached if volume_id not in deleted]
         return result
 
-    def ensure_absent(self, instance):
+    def ensure_deleted(self, instance):
         if instance is None:
             return self.removal_result(None, [])
         if not self.module.check_mode:
@@ -759,11 +758,12 @@ class Instance(Resource):
                     self.wait_gone(instance["id"])
                 instance = None
             if state == "absent":
-                return self.ensure_absent(instance)
+                return self.ensure_deleted(instance)
             if state == "hibernated":
                 return self.ensure_hibernated(instance)
-            return self.ensure_present(instance)
+            return self.ensure_deployed(instance)
         self.module.exit_json(**self.module.run(converge))
+
 
 def main():
     volume_tags = dict(type="dict")

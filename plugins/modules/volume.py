@@ -16,7 +16,7 @@ description:
   - A volume is identified by O(id), else by O(name) (within O(location_code) when it is given;
     a name used in several locations then needs O(location_code) or the id).
   - The API can change a volume's size (it only grows), name, attachments and tags. Its
-    O(type) and O(location_code) cannot change: a difference fails before any change is made.
+    O(type) and O(location_code) cannot change, so a difference fails before any change is made.
   - Attaching and detaching need every instance involved to be shut down. The module checks
     this before it changes anything and fails naming the instances that are not.
 author:
@@ -469,23 +469,23 @@ class Volume(Resource):
             apply_tag_changes(self.client, "%s/%s/tags" % (self.path, volume_id), *plan["tags"])
         return self.fetch(volume_id)
 
-    def view(self, volume):
-        if not volume:
+    def view(self, resource):
+        if not resource:
             return {}
         return {
-            "id": volume.get("id"),
-            "name": volume.get("name"),
-            "size": volume.get("size"),
-            "type": volume.get("type"),
-            "location": volume.get("location"),
-            "status": volume.get("status"),
-            "instance_ids": attached_ids(volume),
-            "tags": current_tags(volume),
+            "id": resource.get("id"),
+            "name": resource.get("name"),
+            "size": resource.get("size"),
+            "type": resource.get("type"),
+            "location": resource.get("location"),
+            "status": resource.get("status"),
+            "instance_ids": attached_ids(resource),
+            "tags": current_tags(resource),
         }
 
     # ----------------------------------------------------------------------- states
 
-    def ensure_present(self, volume):
+    def converge_existing(self, volume):
         plan = self.plan(volume)
         after = self.predicted(volume, plan) if self.module.check_mode else self.apply(volume, plan)
         return self.result(bool(plan), volume, after)
@@ -542,7 +542,7 @@ class Volume(Resource):
                                          must_wait=bool(plan))
         return self.result(True, None, self.apply(cloned, plan))
 
-    def ensure_absent(self, volume):
+    def ensure_deleted(self, volume):
         permanent = self.params["permanent"]
         if volume is None or volume.get("is_permanently_deleted") or (in_trash(volume) and not permanent):
             return self.result(False, None, None)
@@ -576,7 +576,7 @@ class Volume(Resource):
         if volume.get("is_permanently_deleted"):
             raise ModuleFailure("%s was deleted permanently and cannot be restored" % describe(volume))
         if not in_trash(volume):
-            return self.ensure_present(volume)
+            return self.converge_existing(volume)
         restored = dict((key, value) for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted"))
         restored["status"] = "detached"
         plan = self.plan(restored)
@@ -592,7 +592,7 @@ class Volume(Resource):
             volume = self.find()
             state = self.params["state"]
             if state == "absent":
-                return self.ensure_absent(volume)
+                return self.ensure_deleted(volume)
             if state == "restored":
                 return self.ensure_restored(volume)
             if volume is None:
@@ -600,7 +600,7 @@ class Volume(Resource):
             if volume.get("status") == "deleted":
                 raise ModuleFailure("%s is deleted%s" % (describe(volume), "; state=restored takes it out of the trash"
                                                          if in_trash(volume) else " permanently"))
-            return self.ensure_present(volume)
+            return self.converge_existing(volume)
         self.module.exit_json(**self.module.run(converge))
 
 

@@ -58,7 +58,7 @@ options:
   include_trash:
     description:
       - Also return deleted volumes that are still in the trash (status V(deleted), with
-        C(deleted_at)); they can be restored with M(cloudcompute.cloud.volume) O(state=restored).
+        C(deleted_at)); M(cloudcompute.cloud.volume) with O(cloudcompute.cloud.volume#module:state=restored) takes them out of it.
     type: bool
     default: false
 seealso:
