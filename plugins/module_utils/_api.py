@@ -86,7 +86,7 @@ class ApiError(Exception):
         status = " (HTTP %s%s)" % (self.status, ", " + self.code if self.code else "") if self.status else ""
         text = "%s failed%s: %s" % (where or "API request", status, self.api_message)
         if self.hint:
-            text += " " + self.hint
+            text = text.rstrip(" .") + ". " + self.hint
         return text
 
     def with_hint(self, hint):
