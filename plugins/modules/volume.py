@@ -277,7 +277,7 @@ def describe(volume):
 
 def check_attachable(volume_type, instance_count):
     if instance_count > 1 and volume_type and volume_type not in SHARED_TYPES:
-        raise ModuleFailure("a %s volume can be attached to one instance only; shared types (%s) can be attached to several"
+        raise ModuleFailure("a volume of type %s can be attached to one instance only; shared types (%s) can be attached to several"
                             % (volume_type, ", ".join(SHARED_TYPES[:2])))
 
 
