@@ -738,7 +738,7 @@ class Instance(Resource):
         self.act(stopped, "hibernate")
         if self.params["wait"]:
             self.wait_gone(instance["id"])
-        return self.removal_result(stopped, [])
+        return self.removal_result(instance, [])
 
     def run(self):
         def converge():
