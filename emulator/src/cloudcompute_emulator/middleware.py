@@ -148,6 +148,8 @@ class EmulatorMiddleware:
         entry = state.request_log.start(
             scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), isoformat(state.clock.now())
         )
+        # which client sent it (the collection's unit tests check its User-Agent)
+        entry["user_agent"] = _header(scope, b"user-agent")
         request_state = scope.setdefault("state", {})
 
         async def logging_send(message: Message) -> None:
