@@ -490,7 +490,7 @@ class Volume(Resource):
         after = self.predicted(volume, plan) if self.module.check_mode else self.apply(volume, plan)
         return self.result(bool(plan), volume, after)
 
-    def create(self):
+    def create_volume(self):
         params = self.params
         missing = [option for option in ("size", "type", "location_code") if params[option] is None]
         if missing:
@@ -516,7 +516,7 @@ class Volume(Resource):
             raise
         return self.result(True, None, self.settled_or_fetched(volume_id, "volume %s to be created" % volume_id))
 
-    def clone(self):
+    def clone_volume(self):
         params = self.params
         source = self.clone_source()
         if params["size"] is not None and params["size"] < source["size"]:
@@ -596,7 +596,7 @@ class Volume(Resource):
             if state == "restored":
                 return self.ensure_restored(volume)
             if volume is None:
-                return self.clone() if self.params["clone_from"] else self.create()
+                return self.clone_volume() if self.params["clone_from"] else self.create_volume()
             if volume.get("status") == "deleted":
                 raise ModuleFailure("%s is deleted%s" % (describe(volume), "; state=restored takes it out of the trash"
                                                          if in_trash(volume) else " permanently"))
