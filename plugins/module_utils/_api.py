@@ -86,7 +86,7 @@ class ApiError(Exception):
         status = " (HTTP %s%s)" % (self.status, ", " + self.code if self.code else "") if self.status else ""
         text = "%s failed%s: %s" % (where or "API request", status, self.api_message)
         if self.hint:
-            text += " " + self.hint
+            text = text.rstrip(" .") + ". " + self.hint
         return text
 
     def with_hint(self, hint):
@@ -307,8 +307,9 @@ class ApiClient:
         """GET a single resource, tolerating the API's one-element-array form."""
         return single_item(self.get(path, params=params))
 
-    def post(self, path, json_body=None, idempotent=False):
-        return self.request("POST", path, json_body=json_body, idempotent=idempotent).body
+    def post(self, path, json_body=None, idempotent=False, retry_unavailable=True):
+        return self.request("POST", path, json_body=json_body, idempotent=idempotent,
+                            retry_unavailable=retry_unavailable).body
 
     def put(self, path, json_body=None, idempotent=True):
         return self.request("PUT", path, json_body=json_body, idempotent=idempotent)
@@ -319,16 +320,19 @@ class ApiClient:
     def delete(self, path, json_body=None, params=None):
         return self.request("DELETE", path, json_body=json_body, params=params)
 
-    def create(self, path, json_body, find_existing, max_attempts=3):
-        """POST a create without ever making a duplicate; return the new resource's id.
+    def create(self, path, json_body, find_existing, max_attempts=3, method="POST", retry_unavailable=True):
+        """Send a create without ever making a duplicate; return the new resource's id.
 
         When the response is lost (connection broken after sending, or 5xx), ``find_existing()``
         looks the resource up by its identity: if it exists the create did happen, otherwise the
-        create is sent again.
+        create is sent again. ``method`` is POST but for creates the API expresses as an action
+        (``PUT /volumes`` with ``clone``); ``retry_unavailable`` as in ``request()``.
         """
         for attempt in range(1, max_attempts + 1):
             try:
-                return parse_created_id(self.post(path, json_body))
+                response = self.request(method, path, json_body=json_body, idempotent=False,
+                                        retry_unavailable=retry_unavailable)
+                return parse_created_id(response.body)
             except ResponseLost:
                 existing = find_existing()
                 if existing:
@@ -354,11 +358,14 @@ class ApiClient:
 
     # ------------------------------------------------------------------------------ core
 
-    def request(self, method, path, params=None, json_body=None, idempotent=None, authenticated=True):
+    def request(self, method, path, params=None, json_body=None, idempotent=None, authenticated=True,
+                retry_unavailable=True):
         """Send one logical request, with retries where they are safe; return a ``Response``.
 
         ``idempotent`` says whether the request may be sent again when its outcome is unknown;
-        it defaults to True for every method but POST.
+        it defaults to True for every method but POST. ``retry_unavailable=False`` makes a 503
+        an answer rather than an outage: a deploy out of capacity fails at once with the API's
+        message instead of being retried for seconds to the same result.
         """
         if idempotent is None:
             idempotent = method != "POST"
@@ -405,7 +412,7 @@ class ApiClient:
                 self.stats["rate_limited"] += 1
                 self._wait_retry_after(raw.headers, rate_limited)
                 continue
-            if status == 503 and transient < MAX_TRANSIENT_RETRIES:
+            if status == 503 and retry_unavailable and transient < MAX_TRANSIENT_RETRIES:
                 # Overloaded or out of capacity, the API did nothing: retry a few times, then
                 # fail clearly (no endless retry on a capacity shortage).
                 transient += 1

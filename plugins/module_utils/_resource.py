@@ -16,7 +16,7 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, looks_like_id
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 
 # How a change to a field is applied to an existing resource.
@@ -91,6 +91,59 @@ def fetch_or_none(client, path):
         raise
 
 
+class References:
+    """Ids of one kind of resource for references given by id or by name, as every module
+    accepts names wherever the API wants an id.
+
+    ``known`` records (e.g. the instances a volume is attached to) are searched first, so that
+    the common no-change run costs no call; ``list_all()`` is called at most once, and only for
+    a reference that ``known`` cannot answer. A name must match exactly one record
+    (``name_field``); several are ambiguous and need the id. ``scope`` says where the records
+    were looked for when ``list_all`` returns only some (e.g. " in FIN-01").
+    """
+
+    def __init__(self, what, list_all, name_field="name", known=(), scope=""):
+        self.what = what
+        self.list_all = list_all
+        self.name_field = name_field
+        self.known = [record for record in known if record]
+        self.scope = scope
+        self._listed = None
+
+    def listed(self):
+        if self._listed is None:
+            self._listed = self.list_all() or []
+        return self._listed
+
+    def _match(self, records, reference):
+        by_id = [record for record in records if record.get("id") == reference]
+        if by_id:
+            return by_id[0]
+        return pick_one([record for record in records if record.get(self.name_field) == reference], self.what, reference)
+
+    def record(self, reference):
+        """The record named by ``reference`` (id or name); ModuleFailure when there is none."""
+        found = self._match(self.known, reference) or self._match(self.listed(), reference)
+        if found is None:
+            raise ModuleFailure("%s %r not found%s" % (self.what, reference, self.scope))
+        return found
+
+    def id(self, reference):
+        """The id for ``reference``. An id is taken as it is, without a call: the API checks it."""
+        if looks_like_id(reference):
+            return reference
+        return self.record(reference)["id"]
+
+    def ids(self, references):
+        """Ids for a list of references, in order and without duplicates."""
+        result = []
+        for reference in references or []:
+            resource_id = self.id(reference)
+            if resource_id not in result:
+                result.append(resource_id)
+        return result
+
+
 class Field:
     """One module option and the API field it maps to.
 
@@ -115,6 +168,7 @@ class Resource:
     name_option = "name"  # the module option that carries it
     fields = ()           # Field declarations (the name field included when it is one)
     update_method = None  # "PATCH" when the API updates in place
+    gone_states = ("absent",)  # states a missing resource already satisfies
 
     @property
     def noun(self):
@@ -145,11 +199,11 @@ class Resource:
         """The existing resource named by the module's identity (``id``, else the name).
 
         An ``id`` that does not exist is a failure for ``state=present`` (we never create
-        something under an id we did not choose) and simply absent otherwise."""
+        something under an id we did not choose) and simply absent for ``gone_states``."""
         resource_id = self.params.get("id")
         if resource_id:
             found = self.fetch(resource_id)
-            if found is None and self.params.get("state") not in ("absent",):
+            if found is None and self.params.get("state") not in self.gone_states:
                 raise ModuleFailure("%s %s does not exist; omit id to create one by %s"
                                     % (self.noun, resource_id, self.name_option))
             return found

@@ -102,3 +102,23 @@ def apply_tag_changes(client, tags_path, to_add, to_remove):
         except ApiError as error:
             if error.status != 409:
                 raise
+
+
+def normalize_tag_filter(tags):
+    """An ``_info`` module's tag filter ``{key: value}`` as ``[(key, value)]``, keys lowercased.
+
+    A value of None matches the key with any value; ``""`` matches a freeform tag only."""
+    if not tags:
+        return []
+    return sorted((str(key).strip().lower(), None if value is None else str(value)) for key, value in tags.items())
+
+
+def tag_filter_query(tag_filter):
+    """The API's repeatable ``tag`` query parameter: ``key`` (any value) or ``key=value``."""
+    return [key if value is None else "%s=%s" % (key, value) for key, value in tag_filter]
+
+
+def matches_tag_filter(resource, tag_filter):
+    """Does the resource carry every tag of the filter (for lists the API cannot filter)?"""
+    present = current_tags(resource)
+    return all(key in present and (value is None or present[key] == value) for key, value in tag_filter)

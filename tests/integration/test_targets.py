@@ -3,6 +3,10 @@ test -> cleanup) with ansible-playbook against the emulator, over real HTTP.
 
 Each target runs in a fresh emulator state with its own token cache. The role gets
 ``emulator_url`` (control API base) and ``resource_prefix`` (a per-run name prefix).
+
+A target that needs several plays (e.g. many inventory hosts run in parallel forks) ships its
+own ``playbook.yml`` instead of ``tasks/main.yml``; it gets the same variables, runs with
+``FORKS`` forks, and may use the helper roles.
 """
 
 import os
@@ -16,22 +20,26 @@ import pytest
 TARGETS = pathlib.Path(__file__).parent / "targets"
 # Roles used by other targets, not targets themselves.
 HELPER_ROLES = {"setup_emulator"}
+FORKS = 10
 
 
 def target_names():
     return sorted(path.name for path in TARGETS.iterdir()
-                  if (path / "tasks" / "main.yml").exists() and path.name not in HELPER_ROLES)
+                  if ((path / "tasks" / "main.yml").exists() or (path / "playbook.yml").exists())
+                  and path.name not in HELPER_ROLES)
 
 
 def run_target(name, emulator, tmp_path):
-    playbook = tmp_path / "play.yml"
-    playbook.write_text(
-        "- name: Integration target %s\n"
-        "  hosts: localhost\n"
-        "  gather_facts: false\n"
-        "  roles:\n"
-        "    - role: %s\n" % (name, name)
-    )
+    playbook = TARGETS / name / "playbook.yml"
+    if not playbook.exists():
+        playbook = tmp_path / "play.yml"
+        playbook.write_text(
+            "- name: Integration target %s\n"
+            "  hosts: localhost\n"
+            "  gather_facts: false\n"
+            "  roles:\n"
+            "    - role: %s\n" % (name, name)
+        )
     env = dict(
         os.environ,
         ANSIBLE_ROLES_PATH=str(TARGETS),
@@ -47,7 +55,7 @@ def run_target(name, emulator, tmp_path):
     )
     command = [
         os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), str(playbook),
-        "-i", "localhost,", "-c", "local",
+        "-i", "localhost,", "-c", "local", "--forks", str(FORKS),
         "-e", "emulator_url=%s" % emulator.base_url,
         "-e", "resource_prefix=it-%s" % uuid.uuid4().hex[:8],
     ]

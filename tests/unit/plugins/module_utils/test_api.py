@@ -270,3 +270,39 @@ def test_api_errors_carry_code_message_status_method_and_path(make_client):
     }
     assert "not found" in error.api_message.lower()
     assert str(error).startswith("GET /ssh-keys/00000000-0000-4000-8000-000000000000 failed (HTTP 404, not_found)")
+
+
+def test_a_503_can_be_an_answer_rather_than_an_outage(make_client, control):
+    # A deploy out of capacity: retrying for seconds gives the same answer, so it is not retried.
+    control.add_fault(method="POST", path="/v1/ssh-keys", status=503, probability=1.0)
+    client = make_client(sleep=lambda seconds: pytest.fail("a 503 answer must not be waited on"))
+    with pytest.raises(ApiError) as failure:
+        client.create("/ssh-keys", {"name": "k4", "key": PUBLIC_KEY}, lambda: None, retry_unavailable=False)
+    assert failure.value.status == 503
+    assert len(api_requests(control.requests()["requests"], "POST", "/v1/ssh-keys")) == 1
+
+
+def test_a_create_expressed_as_an_action_is_never_resent_blindly(make_client, control):
+    # PUT /volumes clone creates a volume: a lost response is resolved by a lookup, like a POST.
+    client = make_client()
+    source = client.create("/volumes", {"name": "source", "size": 1, "type": "HDD", "location_code": "FIN-01"}, lambda: None)
+    while client.get("/volumes/" + source)["status"] != "detached":  # only a settled volume can be cloned
+        time.sleep(0.02)
+    control.add_fault(method="PUT", path="/v1/volumes", drop_connection=True, after_commit=True, count=1)
+
+    def find_existing():
+        return next((volume for volume in client.get("/volumes") if volume["name"] == "copy"), None)
+
+    clone_id = client.create("/volumes", {"action": "clone", "id": source, "name": "copy"}, find_existing, method="PUT")
+    names = sorted(volume["name"] for volume in client.get("/volumes"))
+    assert names == ["copy", "source"]
+    assert clone_id == find_existing()["id"]
+    assert len(api_requests(control.requests()["requests"], "PUT", "/v1/volumes")) == 1
+
+
+def test_a_hint_is_added_to_the_message_not_to_the_failure(make_client):
+    with pytest.raises(ApiError) as failure:
+        make_client().get("/ssh-keys/00000000-0000-4000-8000-000000000000")
+    error = failure.value.with_hint("Check the id.")
+    assert str(error).endswith("Check the id.")
+    assert "Check the id." not in error.to_failure()["message"]

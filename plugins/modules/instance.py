@@ -1,0 +1,814 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: instance
+short_description: Deploy, power and delete Cloud Compute GPU and CPU instances
+version_added: 0.1.0
+description:
+  - Deploy an instance with every option of the API, start it, shut it down, hibernate it and
+    delete it, choosing what happens to its volumes.
+  - An instance is identified by O(id), else by O(hostname).
+  - The API cannot change an instance after it is deployed, except its power state and its
+    tags. When O(instance_type), O(image), O(location_code), O(description), O(contract),
+    O(spot), O(ssh_keys), O(startup_script) or (by O(id)) O(hostname) differ from the live
+    instance, the module fails naming them; it never deletes and re-deploys an instance by
+    itself.
+  - O(os_volume), O(volumes), O(existing_volumes), O(existing_os_volume) and O(coupon) only
+    shape the deployment; afterwards the volumes are managed with M(cloudcompute.cloud.volume).
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - cloudcompute.cloud.wait
+  - cloudcompute.cloud.tags
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  id:
+    description:
+      - Id of the instance. Takes precedence over O(hostname) for finding it. An id that does
+        not exist fails (nothing is deployed under it), except for O(state=absent) and
+        O(state=hibernated).
+    type: str
+  hostname:
+    description:
+      - Hostname of the instance; required to deploy one.
+    type: str
+    aliases: [name]
+  instance_type:
+    description:
+      - Instance type code, for example V(1H100.80S.30V) or V(CPU.4V.16G)
+        (M(cloudcompute.cloud.instance_type_info) lists them). Required to deploy.
+    type: str
+  image:
+    description:
+      - OS image type to deploy, for example V(ubuntu-24.04-cuda-12.8-open-docker)
+        (M(cloudcompute.cloud.image_info) lists them). Required to deploy, unless
+        O(existing_os_volume) is given.
+    type: str
+  existing_os_volume:
+    description:
+      - Name or id of a detached OS volume to boot from instead of an O(image), for example
+        the OS volume kept by a hibernated instance or a customised copy of one. It must be in
+        O(location_code).
+    type: str
+  location_code:
+    description:
+      - Location to deploy in, for example V(FIN-01). Required to deploy.
+    type: str
+    aliases: [location]
+  description:
+    description:
+      - Free text description.
+    type: str
+  contract:
+    description:
+      - Contract type. The API's default is pay as you go; V(SPOT) is the same as O(spot=true).
+    type: str
+    choices: [PAY_AS_YOU_GO, LONG_TERM, SPOT]
+  spot:
+    description:
+      - Deploy a spot instance (cheaper, may be evicted at any time). What happens to its
+        volumes on eviction is set per volume with C(on_spot_discontinue) in O(os_volume) and
+        O(volumes).
+    type: bool
+    aliases: [is_spot]
+  coupon:
+    description:
+      - Coupon code applied to the deployment.
+    type: str
+  ssh_keys:
+    description:
+      - Names or ids of the SSH keys to install. At least one SSH key must exist in the project
+        before any instance can be deployed.
+    type: list
+    elements: str
+  startup_script:
+    description:
+      - Name or id of the startup script to run on first boot.
+    type: str
+  os_volume:
+    description:
+      - Name and size of the new OS volume (when deploying from an O(image)). Without it the
+        API picks both.
+    type: dict
+    suboptions:
+      name:
+        description: Name of the OS volume.
+        type: str
+        required: true
+      size:
+        description: Size in GB.
+        type: int
+        required: true
+      on_spot_discontinue:
+        description:
+          - For a spot instance, what happens to the volume when the instance is evicted
+            (API default V(keep_detached)).
+        type: str
+        choices: [keep_detached, move_to_trash, delete_permanently]
+      tags:
+        description: Tags of the volume, as a dictionary of key to value.
+        type: dict
+  volumes:
+    description:
+      - New data volumes created with the instance, in its location, and attached to it.
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description: Name of the volume.
+        type: str
+        required: true
+      size:
+        description: Size in GB.
+        type: int
+        required: true
+      type:
+        description: Volume type, for example V(NVMe) or V(HDD).
+        type: str
+        required: true
+      on_spot_discontinue:
+        description:
+          - For a spot instance, what happens to the volume when the instance is evicted
+            (API default V(keep_detached)).
+        type: str
+        choices: [keep_detached, move_to_trash, delete_permanently]
+      tags:
+        description: Tags of the volume, as a dictionary of key to value.
+        type: dict
+  existing_volumes:
+    description:
+      - Names or ids of detached data volumes, in O(location_code), to attach at deployment.
+    type: list
+    elements: str
+  state:
+    description:
+      - V(present) deploys the instance when it does not exist and otherwise leaves its power
+        state alone.
+      - V(running) deploys it or starts it; V(stopped) deploys it or shuts it down (with
+        O(force=true) a forced shutdown). A shut-down instance is still charged.
+      - V(hibernated) shuts the instance down when needed, then hibernates it; the instance is
+        deleted and charging stops, but all its volumes are kept, detached. Deploy again from
+        the kept OS volume with O(existing_os_volume) (and O(existing_volumes)) to resume.
+      - V(absent) deletes the instance and the volumes chosen by O(delete_volumes).
+    type: str
+    choices: [present, running, stopped, absent, hibernated]
+    default: present
+  force:
+    description:
+      - With O(state=stopped) or O(state=hibernated), shut down by force (like pulling the
+        plug) instead of asking the OS to shut down.
+    type: bool
+    default: false
+  delete_volumes:
+    description:
+      - With O(state=absent), which attached volumes are deleted with the instance; the others
+        are detached and kept. A data volume that is not listed is never deleted.
+      - V(os) (the default) deletes the OS volume only, V(all) every attached volume
+        (shared file systems attached to other instances too), V(none) none. Otherwise a list
+        of names or ids of attached volumes, which may include V(os).
+    type: list
+    elements: str
+    default: [os]
+  delete_permanently:
+    description:
+      - With O(state=absent), delete the volumes chosen by O(delete_volumes) for good instead of
+        moving them to the trash (where they stay restorable for 96 hours).
+    type: bool
+    default: false
+notes:
+  - O(wait) waits until the instance is V(running) (O(state=running), O(state=present) after a
+    deploy), V(offline) (O(state=stopped)) or gone (O(state=absent), O(state=hibernated)).
+    Steps that need another to finish first (a shutdown before hibernating, a deploy before a
+    shutdown) always wait for it, within the one O(wait_timeout).
+  - A deploy the API answers with 503 (no capacity for the instance type in the location) fails
+    at once with the API's message; M(cloudcompute.cloud.availability_info) shows where there is
+    capacity.
+  - "API calls: a run that changes nothing costs one read (by id) or one list (by hostname), and
+    one more list for each of O(ssh_keys) and O(startup_script) given by name rather than id."
+seealso:
+  - module: cloudcompute.cloud.instance_info
+  - module: cloudcompute.cloud.volume
+  - module: cloudcompute.cloud.ssh_key
+  - module: cloudcompute.cloud.startup_script
+"""
+
+EXAMPLES = r"""
+- name: A single H100 for a training run, with a data volume
+  cloudcompute.cloud.instance:
+    hostname: trainer-1
+    instance_type: 1H100.80S.30V
+    image: ubuntu-24.04-cuda-12.8-open-docker
+    location_code: FIN-01
+    ssh_keys: [alice-laptop, ci]
+    startup_script: container-toolkit
+    os_volume:
+      name: trainer-1-os
+      size: 200
+    volumes:
+      - name: trainer-1-data
+        size: 1000
+        type: NVMe
+    tags:
+      project: llm
+      owner: alice
+  register: trainer
+
+- name: Its volumes
+  ansible.builtin.debug:
+    msg: "OS volume {{ trainer.instance.os_volume_id }}, all volumes {{ trainer.instance.volume_ids }}"
+
+- name: A cheap spot instance whose volumes go to the trash if it is evicted
+  cloudcompute.cloud.instance:
+    hostname: sweep-7
+    instance_type: 1A100.22V
+    image: ubuntu-24.04-cuda-12.6-docker
+    location_code: FIN-02
+    spot: true
+    ssh_keys: [ci]
+    os_volume:
+      name: sweep-7-os
+      size: 100
+      on_spot_discontinue: move_to_trash
+
+- name: Shut it down for the night (still charged)
+  cloudcompute.cloud.instance:
+    hostname: trainer-1
+    state: stopped
+
+- name: Hibernate it instead (no longer charged, volumes kept)
+  cloudcompute.cloud.instance:
+    hostname: trainer-1
+    state: hibernated
+
+- name: Resume from the kept volumes
+  cloudcompute.cloud.instance:
+    hostname: trainer-1
+    instance_type: 1H100.80S.30V
+    existing_os_volume: trainer-1-os
+    existing_volumes: [trainer-1-data]
+    location_code: FIN-01
+    ssh_keys: [alice-laptop, ci]
+    state: running
+
+- name: Delete it, with its OS volume and the data volume, for good
+  cloudcompute.cloud.instance:
+    hostname: trainer-1
+    state: absent
+    delete_volumes: [os, trainer-1-data]
+    delete_permanently: true
+
+- name: Deploy a fleet in parallel (one host per instance)
+  hosts: gpu_fleet
+  gather_facts: false
+  tasks:
+    - name: Each inventory host is an instance
+      cloudcompute.cloud.instance:
+        hostname: "{{ inventory_hostname }}"
+        instance_type: CPU.8V.32G
+        image: ubuntu-24.04
+        location_code: FIN-01
+        ssh_keys: [ci]
+        state: running
+      delegate_to: localhost
+"""
+
+RETURN = r"""
+instance:
+  description:
+    - The instance as the API returns it (after waiting, when waiting); empty after
+      O(state=absent) and O(state=hibernated).
+    - In check mode, the instance as the run would leave it (id null when not deployed yet).
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: Id of the instance.
+      type: str
+      sample: 5f0c7d3a-2b8e-4c1f-9a6d-0e4b3c2a1f90
+    hostname:
+      description: Hostname.
+      type: str
+      sample: trainer-1
+    status:
+      description: Status, for example V(running), V(offline), V(provisioning).
+      type: str
+      sample: running
+    instance_type:
+      description: Instance type code.
+      type: str
+      sample: 1H100.80S.30V
+    image:
+      description: OS image type.
+      type: str
+      sample: ubuntu-24.04-cuda-12.8-open-docker
+    location:
+      description: Location code.
+      type: str
+      sample: FIN-01
+    ip:
+      description: Public address; null when not reachable from the internet (or not yet).
+      type: str
+      sample: 192.0.2.10
+    os_volume_id:
+      description: Id of its OS volume.
+      type: str
+    volume_ids:
+      description: Ids of every volume attached to it, the OS volume included.
+      type: list
+      elements: str
+    ssh_key_ids:
+      description: Ids of the SSH keys it was deployed with.
+      type: list
+      elements: str
+    startup_script_id:
+      description: Id of its startup script, or null.
+      type: str
+    is_spot:
+      description: Whether it is a spot instance.
+      type: bool
+    contract:
+      description: Contract type.
+      type: str
+      sample: PAY_AS_YOU_GO
+    price_per_hour:
+      description: Price per hour.
+      type: float
+    tags:
+      description: Tags (id, key, value).
+      type: list
+      elements: dict
+deleted_volume_ids:
+  description: Ids of the volumes deleted with the instance (or, in check mode, that would be).
+  returned: when O(state=absent) or O(state=hibernated)
+  type: list
+  elements: str
+detached_volume_ids:
+  description: Ids of the volumes detached from the instance and kept.
+  returned: when O(state=absent) or O(state=hibernated)
+  type: list
+  elements: str
+"""
+
+import copy
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    TAGS_ARGUMENT_SPEC,
+    WAIT_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, pick_one
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    apply_tag_changes,
+    current_tags,
+    normalize_tags,
+    predicted_tags,
+    tag_changes,
+)
+
+# Statuses on the way to running: no action is accepted until the instance gets there.
+SETTING_UP = ("new", "ordered", "validating", "provisioning")
+# Statuses of an instance that is being removed (deleted, hibernated or evicted).
+GOING_AWAY = ("deleting", "discontinued")
+# Statuses an instance does not leave by itself: waiting for another one is pointless.
+BROKEN = ("error", "installation_failed", "no_capacity", "notfound")
+POWER_STATUS = {"running": "running", "stopped": "offline"}
+SPOT_POLICIES = ["keep_detached", "move_to_trash", "delete_permanently"]
+CAPACITY_HINT = ("cloudcompute.cloud.availability_info lists the instance types with capacity per location "
+                 "(spot or not): choose another location or instance type, or retry later.")
+# Options the API cannot change after a deploy: (option, instance field).
+IMMUTABLE = (
+    ("instance_type", "instance_type"),
+    ("image", "image"),
+    ("location_code", "location"),
+    ("description", "description"),
+    ("contract", "contract"),
+)
+
+
+def tag_inputs(tags):
+    """Tags as the API's create requests take them: ``[{key, value}]``."""
+    return [{"key": key, "value": value} for key, value in sorted((tags or {}).items())]
+
+
+class Instance(Resource):
+    key = "instance"
+    path = "/instances"
+    name_field = "hostname"
+    name_option = "hostname"
+    gone_states = ("absent", "hibernated")
+
+    def __init__(self, module):
+        super(Instance, self).__init__(module)
+        self.desired_tags = None
+        self.ssh_key_references = References("SSH key", lambda: self.client.get("/ssh-keys"))
+        self.script_references = References("startup script", lambda: self.client.get_all_pages("/scripts"))
+        location = self.params["location_code"]
+        self.volume_references = References(
+            "volume", lambda: [volume for volume in self.client.get("/volumes") or []
+                               if location is None or volume.get("location") == location],
+            scope=" in %s" % location if location else "")
+
+    # ---------------------------------------------------------------------- lookups
+
+    def find_by_name(self, name, exclude_id=None):
+        # An instance being deleted keeps its hostname for a moment; a new one may already
+        # carry it. The live one is the one meant.
+        matches = [item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id]
+        live = [item for item in matches if item.get("status") not in GOING_AWAY]
+        return pick_one(live, self.noun, name) or (matches[0] if matches else None)
+
+    # -------------------------------------------------------------------- validation
+
+    def validate(self):
+        params = self.params
+        self.desired_tags = normalize_tags(params["tags"])
+        for volume in [params["os_volume"] or {}] + (params["volumes"] or []):
+            normalize_tags(volume.get("tags"))
+            if volume.get("size") is not None and volume["size"] < 1:
+                raise ModuleFailure("volume %r: size must be at least 1 GB" % volume.get("name"))
+        spot = params["spot"] or params["contract"] == "SPOT"
+        if params["spot"] and params["contract"] not in (None, "SPOT"):
+            raise ModuleFailure("a spot instance has the SPOT contract; contract=%s contradicts spot=true" % params["contract"])
+        if params["spot"] is False and params["contract"] == "SPOT":
+            raise ModuleFailure("contract=SPOT is a spot instance; it contradicts spot=false")
+        policies = [volume.get("on_spot_discontinue") for volume in [params["os_volume"] or {}] + (params["volumes"] or [])]
+        if any(policies) and not spot:
+            raise ModuleFailure("on_spot_discontinue only applies to spot instances (spot=true)")
+        special = [choice for choice in ("all", "none") if choice in params["delete_volumes"]]
+        if special and len(params["delete_volumes"]) > 1:
+            raise ModuleFailure("delete_volumes=%s cannot be combined with other entries" % special[0])
+        if params["force"] and params["state"] not in ("stopped", "hibernated"):
+            raise ModuleFailure("force only applies to state=stopped and state=hibernated")
+
+    # ----------------------------------------------------------------------- waiting
+
+    def wait_for(self, instance_id, done, description):
+        def failed(instance):
+            if instance is None:
+                return "the instance disappeared"
+            if instance.get("status") in BROKEN:
+                return "the instance is %s" % instance["status"]
+            return None
+
+        return self.budget.until(lambda: self.fetch(instance_id), done, description, failed=failed,
+                                 describe=lambda instance: instance and instance.get("status"))
+
+    def wait_status(self, instance_id, status):
+        def reached(instance):
+            if instance is not None and instance.get("status") in GOING_AWAY:
+                raise ModuleFailure("instance %s is being removed (status %s) instead of becoming %s"
+                                    % (instance_id, instance["status"], status))
+            return instance is not None and instance.get("status") == status
+        return self.wait_for(instance_id, reached, "instance %s to be %s" % (instance_id, status))
+
+    def wait_set_up(self, instance):
+        """An instance still being set up accepts no action: wait until it is."""
+        if instance.get("status") not in SETTING_UP:
+            return instance
+        return self.wait_for(instance["id"], lambda current: current is not None and current.get("status") not in SETTING_UP,
+                             "instance %s to finish its setup" % instance["id"])
+
+    def wait_gone(self, instance_id):
+        self.budget.until(lambda: self.fetch(instance_id), lambda current: current is None,
+                          "instance %s to be removed" % instance_id,
+                          describe=lambda instance: instance and instance.get("status"))
+
+    # ----------------------------------------------------------------------- actions
+
+    def act(self, instance, action, **fields):
+        """One instance action; False when the API says the instance already is in that state."""
+        response = self.client.put(self.path, dict(fields, action=action, id=instance["id"]))
+        if response.status == 204:
+            return False
+        for item in response.body if isinstance(response.body, list) else []:
+            if isinstance(item, dict) and item.get("status") == "error":
+                raise ApiError(item.get("error") or "the %s action failed" % action, status=item.get("statusCode"),
+                               method="PUT", path=self.path)
+        return True
+
+    def view(self, resource):
+        if not resource:
+            return {}
+        return {
+            "id": resource.get("id"),
+            "hostname": resource.get("hostname"),
+            "status": resource.get("status"),
+            "instance_type": resource.get("instance_type"),
+            "image": resource.get("image"),
+            "location": resource.get("location"),
+            "description": resource.get("description"),
+            "contract": resource.get("contract"),
+            "is_spot": resource.get("is_spot"),
+            "ssh_key_ids": sorted(resource.get("ssh_key_ids") or []),
+            "startup_script_id": resource.get("startup_script_id"),
+            "tags": current_tags(resource),
+        }
+
+    # ------------------------------------------------------------------------ deploy
+
+    def deploy_request(self):
+        """The body of POST /instances, with every name resolved to an id."""
+        params = self.params
+        missing = [option for option in ("instance_type", "location_code") if not params[option]]
+        if not params["image"] and not params["existing_os_volume"]:
+            missing.append("image (or existing_os_volume)")
+        if missing:
+            raise ModuleFailure("instance %r does not exist; to deploy it, give %s" % (params["hostname"], ", ".join(missing)))
+        body = {
+            "hostname": params["hostname"],
+            "instance_type": params["instance_type"],
+            "location_code": params["location_code"],
+            "image": self.volume_references.id(params["existing_os_volume"]) if params["existing_os_volume"] else params["image"],
+        }
+        for option in ("description", "contract", "coupon"):
+            if params[option] is not None:
+                body[option] = params[option]
+        if params["spot"]:
+            body["is_spot"] = True
+        if params["ssh_keys"]:
+            body["ssh_key_ids"] = self.ssh_key_references.ids(params["ssh_keys"])
+        if params["startup_script"]:
+            body["startup_script_id"] = self.script_references.id(params["startup_script"])
+        if params["existing_volumes"]:
+            body["existing_volumes"] = self.volume_references.ids(params["existing_volumes"])
+        if params["os_volume"]:
+            body["os_volume"] = self.volume_spec(params["os_volume"], ("name", "size", "on_spot_discontinue"))
+        if params["volumes"]:
+            body["volumes"] = [self.volume_spec(volume, ("name", "size", "type", "on_spot_discontinue"))
+                               for volume in params["volumes"]]
+        if self.desired_tags:
+            body["tags"] = tag_inputs(self.desired_tags)
+        return body
+
+    @staticmethod
+    def volume_spec(volume, fields):
+        spec = dict((field, volume[field]) for field in fields if volume.get(field) is not None)
+        if volume.get("tags"):
+            spec["tags"] = tag_inputs(normalize_tags(volume["tags"]))
+        return spec
+
+    def predicted_deploy(self, body, status):
+        from_volume = bool(self.params["existing_os_volume"])
+        return {
+            "id": None,
+            "hostname": body["hostname"],
+            "status": status,
+            "instance_type": body["instance_type"],
+            # booting from a volume, the image is the one the volume was made from
+            "image": None if from_volume else body["image"],
+            "location": body["location_code"],
+            "description": body.get("description", ""),
+            "contract": "SPOT" if body.get("is_spot") else body.get("contract", "PAY_AS_YOU_GO"),
+            "is_spot": bool(body.get("is_spot") or body.get("contract") == "SPOT"),
+            "ssh_key_ids": body.get("ssh_key_ids", []),
+            "startup_script_id": body.get("startup_script_id"),
+            "tags": predicted_tags({}, self.desired_tags or {}, []),
+            "os_volume_id": body["image"] if from_volume else None,
+            "volume_ids": [],
+        }
+
+    def deploy(self, body):
+        try:
+            # a 503 here means no capacity: an answer to report, not an outage to retry
+            return self.client.create(self.path, body, find_existing=lambda: self.find_by_name(body["hostname"]),
+                                      retry_unavailable=False)
+        except ApiError as error:
+            if error.status == 503:
+                raise error.with_hint("No capacity for %s in %s: %s" % (body["instance_type"], body["location_code"], CAPACITY_HINT))
+            raise
+
+    # ------------------------------------------------------------------ convergence
+
+    def immutable_differences(self, instance):
+        """Options that differ from the live instance although the API cannot change them."""
+        params = self.params
+        desired = dict((option, (params[option], instance.get(field))) for option, field in IMMUTABLE
+                       if params[option] is not None)
+        if params["id"] and params["hostname"] is not None:
+            desired["hostname"] = (params["hostname"], instance.get("hostname"))
+        if params["spot"] is not None:
+            desired["spot"] = (params["spot"], bool(instance.get("is_spot")))
+        if params["ssh_keys"] is not None:
+            desired["ssh_keys"] = (sorted(self.ssh_key_references.ids(params["ssh_keys"])), sorted(instance.get("ssh_key_ids") or []))
+        if params["startup_script"] is not None:
+            desired["startup_script"] = (self.script_references.id(params["startup_script"]), instance.get("startup_script_id"))
+        return dict((option, {"desired": wanted, "current": current})
+                    for option, (wanted, current) in desired.items() if wanted != current)
+
+    def power(self, instance, target):
+        """Bring an existing instance to ``target`` status (running or offline); return it and
+        whether an action was taken."""
+        instance = self.wait_set_up(instance)
+        status = instance.get("status")
+        if status == target:
+            return instance, False
+        source = "offline" if target == "running" else "running"
+        if status != source:
+            raise ModuleFailure("instance %s is %s; it can only be %s when %s"
+                                % (instance["id"], status, "started" if target == "running" else "shut down", source))
+        action = "start" if target == "running" else ("force_shutdown" if self.params["force"] else "shutdown")
+        changed = self.act(instance, action)
+        if self.params["wait"]:
+            return self.wait_status(instance["id"], target), changed
+        return self.fetch(instance["id"]), changed
+
+    def ensure_deployed(self, instance):
+        target = POWER_STATUS.get(self.params["state"])
+        if instance is None:
+            body = self.deploy_request()
+            if self.module.check_mode:
+                return self.result(True, None, self.predicted_deploy(body, target or "running"))
+            instance_id = self.deploy(body)
+            # a shutdown right after the deploy needs the instance running first
+            if self.params["wait"] or target == "offline":
+                instance = self.wait_status(instance_id, "running")
+            else:
+                instance = self.fetch(instance_id)
+            if target == "offline":
+                instance = self.power(instance, target)[0]
+            return self.result(True, None, instance)
+
+        differing = self.immutable_differences(instance)
+        if differing:
+            raise ModuleFailure(
+                "cannot change %s of existing instance %s (%s): the API cannot modify them after the deploy. "
+                "Leave them out, or delete the instance (state=absent) and deploy it again."
+                % (", ".join(sorted(differing)), instance.get("hostname"), instance["id"]), immutable=differing)
+        to_add, to_remove = tag_changes(instance, self.desired_tags, self.params["purge_tags"])
+        status = instance.get("status")
+        if target and status in BROKEN:
+            raise ModuleFailure("instance %s is %s and cannot be %s; delete it (state=absent) and deploy it again"
+                                % (instance["id"], status, "started" if target == "running" else "shut down"))
+        # an instance still being set up ends up running
+        settled_status = "running" if status in SETTING_UP else status
+        changed = bool(to_add or to_remove) or (target is not None and settled_status != target)
+        if self.module.check_mode:
+            after = copy.deepcopy(instance)
+            after["tags"] = predicted_tags(instance, to_add, to_remove)
+            after["status"] = target or settled_status
+            return self.result(changed, instance, after)
+        after = instance
+        if to_add or to_remove:
+            apply_tag_changes(self.client, "%s/%s/tags" % (self.path, instance["id"]), to_add, to_remove)
+            after = self.fetch(instance["id"])
+        if target:
+            after, acted = self.power(after, target)
+            changed = changed or acted
+        elif self.params["wait"] and status in SETTING_UP:
+            after = self.wait_set_up(after)
+        return self.result(changed, instance, after)
+
+    def volumes_to_delete(self, instance):
+        """Ids of the attached volumes ``delete_volumes`` names, checked before any change."""
+        choice = self.params["delete_volumes"]
+        attached = list(instance.get("volume_ids") or [])
+        if choice == ["none"]:
+            return []
+        if choice == ["all"]:
+            return attached
+        attached_volumes = References(
+            "volume", lambda: [volume for volume in self.client.get("/volumes") or [] if volume["id"] in attached],
+            scope=" among the volumes attached to instance %s" % instance.get("hostname"))
+        doomed = []
+        for reference in choice:
+            if reference == "os":
+                volume_ids = [instance["os_volume_id"]] if instance.get("os_volume_id") in attached else []
+            else:
+                volume_ids = [attached_volumes.id(reference)]
+                if volume_ids[0] not in attached:
+                    raise ModuleFailure("volume %s is not attached to instance %s: delete_volumes only deletes attached volumes"
+                                        % (reference, instance.get("hostname")))
+            doomed.extend(volume_id for volume_id in volume_ids if volume_id not in doomed)
+        return doomed
+
+    def removal_result(self, instance, deleted):
+        result = self.result(instance is not None, instance, None)
+        attached = (instance or {}).get("volume_ids") or []
+        result["deleted_volume_ids"] = deleted
+        result["detached_volume_ids"] = [volume_id for volume_id in attached if volume_id not in deleted]
+        return result
+
+    def ensure_deleted(self, instance):
+        if instance is None:
+            return self.removal_result(None, [])
+        if not self.module.check_mode:
+            instance = self.wait_set_up(instance)  # the API refuses to delete an instance being set up
+        doomed = self.volumes_to_delete(instance)
+        if self.module.check_mode:
+            return self.removal_result(instance, doomed)
+        self.act(instance, "delete", volume_ids=doomed, delete_permanently=self.params["delete_permanently"])
+        if self.params["wait"]:
+            self.wait_gone(instance["id"])
+        return self.removal_result(instance, doomed)
+
+    def ensure_hibernated(self, instance):
+        if instance is None:
+            return self.removal_result(None, [])
+        status = "running" if instance.get("status") in SETTING_UP else instance.get("status")
+        if status not in ("running", "offline"):
+            raise ModuleFailure("instance %s is %s and cannot be hibernated" % (instance["id"], status))
+        if self.module.check_mode:
+            return self.removal_result(instance, [])
+        # the API hibernates only a shut-down instance
+        stopped = self.wait_set_up(instance)
+        if stopped.get("status") != "offline":
+            self.act(stopped, "force_shutdown" if self.params["force"] else "shutdown")
+            stopped = self.wait_status(instance["id"], "offline")
+        self.act(stopped, "hibernate")
+        if self.params["wait"]:
+            self.wait_gone(instance["id"])
+        return self.removal_result(instance, [])
+
+    def run(self):
+        def converge():
+            self.validate()
+            state = self.params["state"]
+            instance = self.find()
+            if instance is not None and instance.get("status") in GOING_AWAY:
+                # already being removed (deleted, hibernated or evicted)
+                if state in self.gone_states:
+                    if self.params["wait"] and not self.module.check_mode:
+                        self.wait_gone(instance["id"])
+                    return self.removal_result(None, [])
+                if self.params["id"]:
+                    raise ModuleFailure("instance %s is being removed (status %s)" % (instance["id"], instance["status"]))
+                # its hostname can be deployed again once it is gone
+                if not self.module.check_mode:
+                    self.wait_gone(instance["id"])
+                instance = None
+            if state == "absent":
+                return self.ensure_deleted(instance)
+            if state == "hibernated":
+                return self.ensure_hibernated(instance)
+            return self.ensure_deployed(instance)
+        self.module.exit_json(**self.module.run(converge))
+
+
+def main():
+    volume_tags = dict(type="dict")
+    spot_policy = dict(type="str", choices=SPOT_POLICIES)
+    argument_spec = dict(
+        id=dict(type="str"),
+        hostname=dict(type="str", aliases=["name"]),
+        instance_type=dict(type="str"),
+        image=dict(type="str"),
+        existing_os_volume=dict(type="str"),
+        location_code=dict(type="str", aliases=["location"]),
+        description=dict(type="str"),
+        contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM", "SPOT"]),
+        spot=dict(type="bool", aliases=["is_spot"]),
+        coupon=dict(type="str"),
+        ssh_keys=dict(type="list", elements="str", no_log=False),
+        startup_script=dict(type="str"),
+        os_volume=dict(type="dict", options=dict(
+            name=dict(type="str", required=True),
+            size=dict(type="int", required=True),
+            on_spot_discontinue=spot_policy,
+            tags=volume_tags,
+        )),
+        volumes=dict(type="list", elements="dict", options=dict(
+            name=dict(type="str", required=True),
+            size=dict(type="int", required=True),
+            type=dict(type="str", required=True),
+            on_spot_discontinue=spot_policy,
+            tags=volume_tags,
+        )),
+        existing_volumes=dict(type="list", elements="str"),
+        state=dict(type="str", choices=["present", "running", "stopped", "absent", "hibernated"], default="present"),
+        force=dict(type="bool", default=False),
+        delete_volumes=dict(type="list", elements="str", default=["os"]),
+        delete_permanently=dict(type="bool", default=False),
+    )
+    argument_spec.update(WAIT_ARGUMENT_SPEC)
+    argument_spec.update(TAGS_ARGUMENT_SPEC)
+    module = CloudComputeModule(
+        argument_spec=argument_spec,
+        required_one_of=[("id", "hostname")],
+        mutually_exclusive=[("image", "existing_os_volume"), ("os_volume", "existing_os_volume")],
+    )
+    Instance(module).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: instance_info
+short_description: List instances of a Cloud Compute project
+version_added: 0.1.0
+description:
+  - Returns the project's instances, all of them or those matching every filter given.
+  - O(status) and O(tags) are sent to the API, which filters by them; the other filters are
+    applied to the API's answer.
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: N/A
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  id:
+    description:
+      - Return only the instance with this id (an empty list when there is none).
+    type: str
+  hostname:
+    description:
+      - Return only instances with exactly this hostname.
+    type: str
+    aliases: [name]
+  status:
+    description:
+      - Return only instances in this status, for example V(running) or V(offline).
+    type: str
+  tags:
+    description:
+      - Return only instances carrying all these tags, as a dictionary of key to value. A value
+        of V("") matches a freeform tag; a null value matches the key with any value.
+    type: dict
+  location_code:
+    description:
+      - Return only instances in this location.
+    type: str
+    aliases: [location]
+  instance_type:
+    description:
+      - Return only instances of this instance type.
+    type: str
+seealso:
+  - module: cloudcompute.cloud.instance
+"""
+
+EXAMPLES = r"""
+- name: Running instances of the llm project
+  cloudcompute.cloud.instance_info:
+    status: running
+    tags:
+      project: llm
+  register: llm
+
+- name: Their addresses
+  ansible.builtin.debug:
+    msg: "{{ llm.instances | map(attribute='ip') | list }}"
+
+- name: Every H100 in FIN-01, whatever its tags
+  cloudcompute.cloud.instance_info:
+    location_code: FIN-01
+    instance_type: 1H100.80S.30V
+
+- name: Instances with an owner tag, any owner
+  cloudcompute.cloud.instance_info:
+    tags:
+      owner:
+"""
+
+RETURN = r"""
+instances:
+  description: The matching instances, as the API returns them.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: Id of the instance.
+      type: str
+    hostname:
+      description: Hostname.
+      type: str
+    status:
+      description: Status.
+      type: str
+    instance_type:
+      description: Instance type code.
+      type: str
+    image:
+      description: OS image type.
+      type: str
+    location:
+      description: Location code.
+      type: str
+    ip:
+      description: Public address, or null.
+      type: str
+    private_ip:
+      description: Private address, or null.
+      type: str
+    os_volume_id:
+      description: Id of its OS volume.
+      type: str
+    volume_ids:
+      description: Ids of every volume attached to it.
+      type: list
+      elements: str
+    is_spot:
+      description: Whether it is a spot instance.
+      type: bool
+    tags:
+      description: Tags (id, key, value).
+      type: list
+      elements: dict
+"""
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    matches_tag_filter,
+    normalize_tag_filter,
+    tag_filter_query,
+)
+
+
+def main():
+    module = CloudComputeModule(
+        argument_spec=dict(
+            id=dict(type="str"),
+            hostname=dict(type="str", aliases=["name"]),
+            status=dict(type="str"),
+            tags=dict(type="dict"),
+            location_code=dict(type="str", aliases=["location"]),
+            instance_type=dict(type="str"),
+        ),
+    )
+    params = module.params
+    tag_filter = normalize_tag_filter(params["tags"])
+
+    def wanted(instance):
+        return ((params["hostname"] is None or instance.get("hostname") == params["hostname"])
+                and (params["status"] is None or instance.get("status") == params["status"])
+                and (params["location_code"] is None or instance.get("location") == params["location_code"])
+                and (params["instance_type"] is None or instance.get("instance_type") == params["instance_type"])
+                and matches_tag_filter(instance, tag_filter))
+
+    def read():
+        if params["id"]:
+            found = fetch_or_none(module.client, "/instances/%s" % params["id"])
+            instances = [found] if found else []
+        else:
+            query = {}
+            if params["status"]:
+                query["status"] = params["status"]
+            if tag_filter:
+                query["tag"] = tag_filter_query(tag_filter)
+            instances = module.client.get("/instances", params=query or None) or []
+        # the API's filters are applied again: an API that ignores one still gives right answers
+        return [instance for instance in instances if wanted(instance)]
+
+    module.exit_json(changed=False, instances=module.run(read))
+
+
+if __name__ == "__main__":
+    main()

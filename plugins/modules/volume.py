@@ -1,0 +1,631 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: volume
+short_description: Manage block volumes and shared file systems of a Cloud Compute project
+version_added: 0.1.0
+description:
+  - Create, clone, grow, rename, attach, detach, tag, delete and restore volumes.
+  - A volume is identified by O(id), else by O(name) (within O(location_code) when it is given;
+    a name used in several locations then needs O(location_code) or the id).
+  - The API can change a volume's size (it only grows), name, attachments and tags. Its
+    O(type) and O(location_code) cannot change, so a difference fails before any change is made.
+  - Attaching and detaching need every instance involved to be shut down. The module checks
+    this before it changes anything and fails naming the instances that are not.
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - cloudcompute.cloud.wait
+  - cloudcompute.cloud.tags
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  id:
+    description:
+      - Id of the volume. Takes precedence over O(name) for finding it; with an id, a
+        different O(name) renames the volume.
+    type: str
+  name:
+    description:
+      - Name of the volume. Required to create one (also by cloning).
+    type: str
+  location_code:
+    description:
+      - Datacenter location of the volume, for example V(FIN-01). Required to create a volume
+        (unless cloning, where it defaults to the source's location and a different one makes
+        a cross-location copy).
+      - Narrows the lookup by O(name) to this location; without it, the name is looked up in
+        every location.
+    type: str
+    aliases: [location]
+  size:
+    description:
+      - Size in GB. Required to create a volume. A larger size grows an existing volume; a
+        smaller one fails, because volumes cannot shrink.
+    type: int
+  type:
+    description:
+      - Volume type. Required to create a volume (unless cloning, where it defaults to the
+        source's type). V(NVMe_Shared) and V(HDD_Shared) are shared file systems that can be
+        attached to several instances at once; the other types to one instance only.
+    type: str
+    choices: [NVMe, HDD, NVMe_Shared, HDD_Shared, NVMe_Local_Storage, NVMe_Shared_Cluster, NVMe_OS_Cluster]
+  instances:
+    description:
+      - Hostnames or ids of the instances the volume is attached to, exactly. Instances not
+        listed are detached; an empty list detaches the volume from all of them.
+      - Every instance that is attached or detached must be shut down (status V(offline)).
+      - Omit to leave the attachments alone.
+    type: list
+    elements: str
+  clone_from:
+    description:
+      - Name or id of a volume to copy when the volume named O(name) does not exist yet. The
+        copy has the source's size and type unless O(size) (larger only) or O(type) say
+        otherwise. When the volume exists, this option is not used.
+    type: str
+  permanent:
+    description:
+      - With O(state=absent), delete the volume for good instead of moving it to the trash.
+        A volume already in the trash is then deleted permanently.
+    type: bool
+    default: false
+  state:
+    description:
+      - V(present) creates the volume (or converges size, name, attachments and tags).
+      - V(absent) moves the volume to the trash, where it stays restorable for 96 hours, or
+        deletes it for good with O(permanent=true). An attached data volume is detached first
+        (its instances must be shut down). A missing or deleted volume is left alone.
+      - V(restored) takes the volume out of the trash (by O(id), or by O(name) when no active
+        volume has that name) and then converges like V(present).
+    type: str
+    choices: [present, absent, restored]
+    default: present
+notes:
+  - O(wait) waits until the volume is settled (V(detached) or V(attached)) after a create,
+    clone, restore, attach or detach. Steps that need a settled volume (a resize right after a
+    create, an attach after a detach) always wait for it, within O(wait_timeout).
+  - "API calls: a run that changes nothing costs one read (by id) or one list (by name);
+    instances named in O(instances) that are already attached cost nothing more."
+seealso:
+  - module: cloudcompute.cloud.volume_info
+  - module: cloudcompute.cloud.instance
+"""
+
+EXAMPLES = r"""
+- name: A 500 GB NVMe data volume in FIN-01
+  cloudcompute.cloud.volume:
+    name: datasets
+    location_code: FIN-01
+    type: NVMe
+    size: 500
+    tags:
+      team: research
+      env: ""
+
+- name: Grow it to 1 TB
+  cloudcompute.cloud.volume:
+    name: datasets
+    location_code: FIN-01
+    size: 1000
+
+- name: Attach it to a stopped instance (by hostname), detaching it from any other
+  cloudcompute.cloud.volume:
+    name: datasets
+    location_code: FIN-01
+    instances: [trainer-1]
+
+- name: A shared file system mounted by two instances
+  cloudcompute.cloud.volume:
+    name: shared-home
+    location_code: FIN-01
+    type: NVMe_Shared
+    size: 2000
+    instances: [trainer-1, trainer-2]
+
+- name: Copy the datasets to Iceland
+  cloudcompute.cloud.volume:
+    name: datasets-ice
+    clone_from: datasets
+    location_code: ICE-01
+
+- name: Rename a volume by id
+  cloudcompute.cloud.volume:
+    id: 3f5b2a8e-7c1d-4e59-9a0b-6d2c8e1f4a70
+    name: datasets-2026
+
+- name: Move it to the trash
+  cloudcompute.cloud.volume:
+    name: datasets
+    location_code: FIN-01
+    state: absent
+
+- name: Changed my mind
+  cloudcompute.cloud.volume:
+    name: datasets
+    location_code: FIN-01
+    state: restored
+
+- name: Delete a scratch volume for good
+  cloudcompute.cloud.volume:
+    name: scratch
+    location_code: FIN-01
+    state: absent
+    permanent: true
+"""
+
+RETURN = r"""
+volume:
+  description:
+    - The volume as the API returns it (after waiting, when waiting); empty after O(state=absent).
+    - In check mode, the volume as the run would leave it (id null for a volume not created yet).
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: Id of the volume.
+      type: str
+      sample: 3f5b2a8e-7c1d-4e59-9a0b-6d2c8e1f4a70
+    name:
+      description: Name of the volume.
+      type: str
+      sample: datasets
+    status:
+      description: Status, for example V(detached), V(attached), V(attaching), V(cloning).
+      type: str
+      sample: attached
+    size:
+      description: Size in GB.
+      type: int
+      sample: 500
+    type:
+      description: Volume type.
+      type: str
+      sample: NVMe
+    location:
+      description: Location code.
+      type: str
+      sample: FIN-01
+    is_os_volume:
+      description: Whether it is an instance's OS volume.
+      type: bool
+      sample: false
+    instance_id:
+      description: Id of the first instance it is attached to, or null.
+      type: str
+    instances:
+      description: The instances it is attached to (id, hostname, status, instance type, ...).
+      type: list
+      elements: dict
+    target:
+      description: Device name while attached (V(vda) for an OS volume), else null.
+      type: str
+      sample: vdb
+    tags:
+      description: Tags as the API returns them (id, key, value).
+      type: list
+      elements: dict
+      sample: [{"id": "8d3c0b8e-51a4-4f0e-93a5-0f3b0e0a3f1c", "key": "team", "value": "research"}]
+    mount_command:
+      description: Command that mounts the volume on an instance.
+      type: str
+    base_hourly_cost:
+      description: Cost per hour.
+      type: float
+    created_at:
+      description: When it was created (RFC 3339).
+      type: str
+"""
+
+import copy
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    TAGS_ARGUMENT_SPEC,
+    WAIT_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, is_not_found, pick_one
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    apply_tag_changes,
+    current_tags,
+    normalize_tags,
+    predicted_tags,
+    tag_changes,
+)
+
+# Volume types that several instances can mount at once (shared file systems).
+SHARED_TYPES = ("NVMe_Shared", "HDD_Shared", "NVMe_Shared_Cluster")
+# The statuses a volume rests in; any other is an operation under way.
+SETTLED = ("detached", "attached")
+FAILED = ("canceled", "deleted")
+STOP_HINT = "stop them first (cloudcompute.cloud.instance with state=stopped)"
+# What an attached-instance record of a volume carries, for the volume check mode predicts.
+ATTACHED_INSTANCE_FIELDS = ("id", "hostname", "status", "ip", "instance_type", "os_volume_id")
+
+
+def attached_ids(volume):
+    return sorted(instance["id"] for instance in volume.get("instances") or [])
+
+
+def in_trash(volume):
+    return volume.get("status") == "deleted" and not volume.get("is_permanently_deleted")
+
+
+def describe(volume):
+    return "volume %s (%s)" % (volume.get("name"), volume.get("id") or "not created yet")
+
+
+def check_attachable(volume_type, instance_count):
+    if instance_count > 1 and volume_type and volume_type not in SHARED_TYPES:
+        raise ModuleFailure("a volume of type %s can be attached to one instance only; shared types (%s) can be attached to several"
+                            % (volume_type, ", ".join(SHARED_TYPES[:2])))
+
+
+def require_shut_down(instances, doing):
+    running = ["%s (%s, status %s)" % (record.get("hostname"), record["id"], record.get("status"))
+               for record in instances if record.get("status") != "offline"]
+    if running:
+        raise ModuleFailure("to %s, its instances must be shut down; not shut down: %s; %s"
+                            % (doing, ", ".join(running), STOP_HINT))
+
+
+class Volume(Resource):
+    key = "volume"
+    path = "/volumes"
+
+    def __init__(self, module):
+        super(Volume, self).__init__(module)
+        self.desired_tags = None
+        self._active = None
+
+    # --------------------------------------------------------------------------- lookups
+
+    def active_volumes(self):
+        """Every active volume, read once per task (lookups by name and of the clone source)."""
+        if self._active is None:
+            self._active = self.client.get(self.path) or []
+        return self._active
+
+    def named(self, volumes, name, location):
+        matches = [volume for volume in volumes
+                   if volume.get("name") == name and (location is None or volume.get("location") == location)]
+        return pick_one(matches, self.noun, name)
+
+    def clone_source(self):
+        return References("volume", self.active_volumes).record(self.params["clone_from"])
+
+    def find(self):
+        state = self.params["state"]
+        if self.params["id"]:
+            found = self.fetch(self.params["id"])
+            if found is None and state != "absent":
+                raise ModuleFailure("volume %s does not exist" % self.params["id"])
+            return found
+        name, location = self.params["name"], self.params["location_code"]
+        found = self.named(self.active_volumes(), name, location)
+        # The trash is read only when the state needs it: a restore, or a permanent delete.
+        if found is None and (state == "restored" or (state == "absent" and self.params["permanent"])):
+            found = self.named(self.client.get(self.path + "/trash") or [], name, location)
+        return found
+
+    def find_created(self, name, location):
+        """The volume a create whose response was lost made, if it made one (a fresh list)."""
+        return self.named(self.client.get(self.path) or [], name, location)
+
+    def validate(self):
+        if self.params["size"] is not None and self.params["size"] < 1:
+            raise ModuleFailure("size must be at least 1 GB")
+        self.desired_tags = normalize_tags(self.params["tags"])
+        check_attachable(self.params["type"], len(set(self.params["instances"] or [])))
+
+    # -------------------------------------------------------------------------- planning
+
+    def attachment_plan(self, volume):
+        """(instances to attach, attached records to detach), checked before any change: every
+        instance involved must exist, be in the volume's location and be shut down."""
+        wanted = self.params["instances"]
+        if wanted is None:
+            return [], []
+        current = volume.get("instances") or []
+        # hostnames or ids of instances already attached resolve without a call
+        references = References("instance", lambda: self.client.get("/instances"), name_field="hostname", known=current)
+        desired = []
+        for reference in wanted:
+            record = references.record(reference)
+            if record["id"] not in [item["id"] for item in desired]:
+                desired.append(record)
+        check_attachable(volume.get("type"), len(desired))
+        desired_ids = [record["id"] for record in desired]
+        to_attach = [record for record in desired if record["id"] not in attached_ids(volume)]
+        to_detach = [record for record in current if record["id"] not in desired_ids]
+        elsewhere = ["%s (%s)" % (record.get("hostname"), record["location"]) for record in to_attach
+                     if record.get("location") not in (None, volume.get("location"))]
+        if elsewhere:
+            raise ModuleFailure("%s is in %s and cannot be attached to instances elsewhere: %s"
+                                % (describe(volume), volume.get("location"), ", ".join(elsewhere)))
+        require_shut_down(to_attach + to_detach, "attach or detach a volume")
+        return to_attach, to_detach
+
+    def plan(self, volume):
+        """Every change the volume needs to match the options, validated before the first
+        change is made: ``{name, size, attach, detach, tags}`` (only what differs)."""
+        params = self.params
+        differing = dict((option, {"current": volume.get(field), "desired": params[option]})
+                         for option, field in (("type", "type"), ("location_code", "location"))
+                         if params[option] is not None and params[option] != volume.get(field))
+        if differing:
+            raise ModuleFailure("cannot change %s of existing %s: the API cannot; make a new volume instead "
+                                "(clone_from copies the data)" % (" and ".join(sorted(differing)), describe(volume)),
+                                immutable=differing)
+        plan = {}
+        if params["size"] is not None and params["size"] != volume.get("size"):
+            if params["size"] < volume.get("size"):
+                raise ModuleFailure("cannot shrink %s from %s GB to %s GB: volumes only grow"
+                                    % (describe(volume), volume.get("size"), params["size"]))
+            plan["size"] = params["size"]
+        if params["id"] and params["name"] is not None and params["name"] != volume.get("name"):
+            plan["name"] = params["name"]
+        to_attach, to_detach = self.attachment_plan(volume)
+        if to_attach:
+            plan["attach"] = to_attach
+        if to_detach:
+            plan["detach"] = to_detach
+        to_add, to_remove = tag_changes(volume, self.desired_tags, params["purge_tags"])
+        if to_add or to_remove:
+            plan["tags"] = (to_add, to_remove)
+        return plan
+
+    def predicted(self, volume, plan):
+        """The volume as applying ``plan`` (and waiting) will leave it, for check mode."""
+        result = copy.deepcopy(volume)
+        result.update((key, plan[key]) for key in ("name", "size") if key in plan)
+        if "attach" in plan or "detach" in plan:
+            detached = [record["id"] for record in plan.get("detach", [])]
+            result["instances"] = [record for record in result.get("instances") or [] if record["id"] not in detached]
+            result["instances"].extend(dict((field, record.get(field)) for field in ATTACHED_INSTANCE_FIELDS)
+                                       for record in plan.get("attach", []))
+            result["instance_id"] = result["instances"][0]["id"] if result["instances"] else None
+            result["status"] = "attached" if result["instances"] else "detached"
+        if "tags" in plan:
+            result["tags"] = predicted_tags(volume, *plan["tags"])
+        return result
+
+    # ------------------------------------------------------------------------ waiting
+
+    def wait_settled(self, volume_id, description, done=None):
+        def settled(volume):
+            return volume is not None and volume.get("status") in SETTLED and (done is None or done(volume))
+
+        def failed(volume):
+            if volume is None:
+                return "the volume disappeared"
+            return "the volume is %s" % volume["status"] if volume.get("status") in FAILED else None
+
+        return self.budget.until(lambda: self.fetch(volume_id), settled, description, failed=failed,
+                                 describe=lambda volume: volume and volume.get("status"))
+
+    def settled_or_fetched(self, volume_id, description, must_wait=False):
+        """The volume after an operation: settled when waiting (or when later steps need it
+        at rest), else as it is right now."""
+        if must_wait or self.params["wait"]:
+            return self.wait_settled(volume_id, description)
+        return self.fetch(volume_id)
+
+    # ------------------------------------------------------------------------- actions
+
+    def action(self, volume_id, action, **fields):
+        try:
+            self.client.put(self.path, dict(fields, action=action, id=volume_id))
+        except ApiError as error:
+            if error.status == 403 and action in ("attach", "detach"):
+                raise error.with_hint("Attaching and detaching need the instances shut down; " + STOP_HINT + ".")
+            raise
+
+    def apply(self, volume, plan):
+        """Make the planned changes; return the volume afterwards."""
+        if not plan:
+            return volume
+        volume_id = volume["id"]
+        if volume.get("status") not in SETTLED:  # the API changes volumes only at rest
+            volume = self.wait_settled(volume_id, "%s to settle before changing it" % describe(volume))
+        if "name" in plan:
+            self.action(volume_id, "rename", name=plan["name"])
+        if "size" in plan:
+            self.action(volume_id, "resize", size=plan["size"])
+        if "detach" in plan:
+            detach_ids = [record["id"] for record in plan["detach"]]
+            self.action(volume_id, "detach", instance_ids=detach_ids)
+            if "attach" in plan or self.params["wait"]:
+                remaining = set(attached_ids(volume)) - set(detach_ids)
+                self.wait_settled(volume_id, "volume %s to be detached" % volume_id,
+                                  done=lambda current: set(attached_ids(current)) == remaining)
+        if "attach" in plan:
+            attach_ids = [record["id"] for record in plan["attach"]]
+            self.action(volume_id, "attach", instance_ids=attach_ids)
+            if self.params["wait"]:
+                self.wait_settled(volume_id, "volume %s to be attached" % volume_id,
+                                  done=lambda current: set(attach_ids) <= set(attached_ids(current)))
+        if "tags" in plan:
+            apply_tag_changes(self.client, "%s/%s/tags" % (self.path, volume_id), *plan["tags"])
+        return self.fetch(volume_id)
+
+    def view(self, resource):
+        if not resource:
+            return {}
+        return {
+            "id": resource.get("id"),
+            "name": resource.get("name"),
+            "size": resource.get("size"),
+            "type": resource.get("type"),
+            "location": resource.get("location"),
+            "status": resource.get("status"),
+            "instance_ids": attached_ids(resource),
+            "tags": current_tags(resource),
+        }
+
+    # ----------------------------------------------------------------------- states
+
+    def converge_existing(self, volume):
+        plan = self.plan(volume)
+        after = self.predicted(volume, plan) if self.module.check_mode else self.apply(volume, plan)
+        return self.result(bool(plan), volume, after)
+
+    def create_volume(self):
+        params = self.params
+        missing = [option for option in ("size", "type", "location_code") if params[option] is None]
+        if missing:
+            raise ModuleFailure("volume %r does not exist; to create it, give %s" % (params["name"], ", ".join(missing)))
+        new = {"id": None, "name": params["name"], "size": params["size"], "type": params["type"],
+               "location": params["location_code"], "status": "detached", "instances": [], "tags": []}
+        # a new volume gets its attachments and tags with the create request itself
+        plan = self.plan(new)
+        if self.module.check_mode:
+            return self.result(True, None, self.predicted(new, plan))
+        to_attach = plan.get("attach", [])
+        body = {"name": params["name"], "size": params["size"], "type": params["type"], "location_code": params["location_code"]}
+        if to_attach:
+            body["instance_ids"] = [record["id"] for record in to_attach]
+        if self.desired_tags:
+            body["tags"] = [{"key": key, "value": value} for key, value in sorted(self.desired_tags.items())]
+        try:
+            volume_id = self.client.create(self.path, body,
+                                           find_existing=lambda: self.find_created(params["name"], params["location_code"]))
+        except ApiError as error:
+            if error.status == 403 and to_attach:
+                raise error.with_hint("Attaching needs the instances shut down; " + STOP_HINT + ".")
+            raise
+        return self.result(True, None, self.settled_or_fetched(volume_id, "volume %s to be created" % volume_id))
+
+    def clone_volume(self):
+        params = self.params
+        source = self.clone_source()
+        if params["size"] is not None and params["size"] < source["size"]:
+            raise ModuleFailure("cannot clone %s (%s GB) to a smaller size (%s GB): volumes only grow"
+                                % (describe(source), source["size"], params["size"]))
+        location = params["location_code"] or source["location"]
+        volume_type = params["type"] or source["type"]
+        copied = {"id": None, "name": params["name"], "size": source["size"], "type": volume_type, "location": location,
+                  "status": "detached", "instances": [], "tags": [], "is_os_volume": source.get("is_os_volume")}
+        # what follows the copy (grow, attach, tag) is planned on the copy-to-be, so that a bad
+        # request fails before anything is copied
+        plan = self.plan(copied)
+        if self.module.check_mode:
+            return self.result(True, None, self.predicted(copied, plan))
+        body = {"action": "clone", "id": source["id"], "name": params["name"]}
+        if location != source["location"]:
+            body["location_code"] = location
+        if volume_type != source["type"]:
+            body["type"] = volume_type
+        volume_id = self.client.create(self.path, body, method="PUT",
+                                       find_existing=lambda: self.find_created(params["name"], location))
+        cloned = self.settled_or_fetched(volume_id, "volume %s to be cloned from %s" % (volume_id, source["id"]),
+                                         must_wait=bool(plan))
+        return self.result(True, None, self.apply(cloned, plan))
+
+    def ensure_deleted(self, volume):
+        permanent = self.params["permanent"]
+        if volume is None or volume.get("is_permanently_deleted") or (in_trash(volume) and not permanent):
+            return self.result(False, None, None)
+        attached = volume.get("instances") or []
+        if attached and volume.get("is_os_volume"):
+            raise ModuleFailure("%s is the OS volume of instance %s: delete or hibernate the instance instead"
+                                % (describe(volume), ", ".join(record.get("hostname") or record["id"] for record in attached)))
+        require_shut_down(attached, "delete an attached volume")
+        if self.module.check_mode:
+            return self.result(True, volume, None)
+        if volume.get("status") not in SETTLED + ("deleted",):
+            volume = self.wait_settled(volume["id"], "%s to settle before deleting it" % describe(volume))
+        if attached:
+            self.action(volume["id"], "detach", instance_ids=[record["id"] for record in attached])
+            self.wait_settled(volume["id"], "%s to be detached before deleting it" % describe(volume),
+                              done=lambda current: not attached_ids(current))
+        try:
+            self.client.delete("%s/%s" % (self.path, volume["id"]), json_body={"is_permanent": permanent})
+        except ApiError as error:
+            if not is_not_found(error):
+                raise
+        if self.params["wait"]:
+            self.budget.until(lambda: self.fetch(volume["id"]),
+                              lambda current: current is None or current.get("status") == "deleted",
+                              "%s to be deleted" % describe(volume))
+        return self.result(True, volume, None)
+
+    def ensure_restored(self, volume):
+        if volume is None:
+            raise ModuleFailure("volume %r is neither in the trash nor active: nothing to restore" % self.params["name"])
+        if volume.get("is_permanently_deleted"):
+            raise ModuleFailure("%s was deleted permanently and cannot be restored" % describe(volume))
+        if not in_trash(volume):
+            return self.converge_existing(volume)
+        restored = dict((key, value) for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted"))
+        restored["status"] = "detached"
+        plan = self.plan(restored)
+        if self.module.check_mode:
+            return self.result(True, volume, self.predicted(restored, plan))
+        self.action(volume["id"], "restore")
+        restored = self.settled_or_fetched(volume["id"], "%s to be restored" % describe(volume), must_wait=bool(plan))
+        return self.result(True, volume, self.apply(restored, plan))
+
+    def run(self):
+        def converge():
+            self.validate()
+            volume = self.find()
+            state = self.params["state"]
+            if state == "absent":
+                return self.ensure_deleted(volume)
+            if state == "restored":
+                return self.ensure_restored(volume)
+            if volume is None:
+                return self.clone_volume() if self.params["clone_from"] else self.create_volume()
+            if volume.get("status") == "deleted":
+                raise ModuleFailure("%s is deleted%s" % (describe(volume), "; state=restored takes it out of the trash"
+                                                         if in_trash(volume) else " permanently"))
+            return self.converge_existing(volume)
+        self.module.exit_json(**self.module.run(converge))
+
+
+def main():
+    argument_spec = dict(
+        id=dict(type="str"),
+        name=dict(type="str"),
+        location_code=dict(type="str", aliases=["location"]),
+        size=dict(type="int"),
+        type=dict(type="str", choices=["NVMe", "HDD", "NVMe_Shared", "HDD_Shared", "NVMe_Local_Storage",
+                                       "NVMe_Shared_Cluster", "NVMe_OS_Cluster"]),
+        instances=dict(type="list", elements="str"),
+        clone_from=dict(type="str"),
+        permanent=dict(type="bool", default=False),
+        state=dict(type="str", choices=["present", "absent", "restored"], default="present"),
+    )
+    argument_spec.update(WAIT_ARGUMENT_SPEC)
+    argument_spec.update(TAGS_ARGUMENT_SPEC)
+    module = CloudComputeModule(
+        argument_spec=argument_spec,
+        required_one_of=[("id", "name")],
+        mutually_exclusive=[("id", "clone_from")],
+    )
+    Volume(module).run()
+
+
+if __name__ == "__main__":
+    main()
