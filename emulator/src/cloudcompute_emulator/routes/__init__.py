@@ -9,6 +9,7 @@ from cloudcompute_emulator.routes import (
     audit,
     catalogs,
     clusters,
+    instance_groups,
     instances,
     oauth,
     scripts,
@@ -25,5 +26,6 @@ API_ROUTERS = [
     volumes.router,
     instances.router,
     clusters.router,
+    instance_groups.router,
     audit.router,
 ]
