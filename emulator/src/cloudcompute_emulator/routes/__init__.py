@@ -9,8 +9,10 @@ from cloudcompute_emulator.routes import (
     audit,
     catalogs,
     clusters,
+    container_deployments,
     instance_groups,
     instances,
+    job_deployments,
     oauth,
     scripts,
     ssh_keys,
@@ -27,5 +29,7 @@ API_ROUTERS = [
     instances.router,
     clusters.router,
     instance_groups.router,
+    container_deployments.router,
+    job_deployments.router,
     audit.router,
 ]
