@@ -161,3 +161,16 @@ def offline_instance(api: ApiClient, running_instance: str, settle) -> str:
     settle()
     assert api.instance(running_instance)["status"] == "offline"
     return running_instance
+
+
+# The longest tests go first, so that with pytest-xdist (``-n 2`` in pyproject.toml) they run
+# while the other worker gets through the many short ones.
+SLOW_FIRST = ("test_schema_conformance.py", "test_random_walk.py", "test_state_file.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return SLOW_FIRST.index(name) if name in SLOW_FIRST else len(SLOW_FIRST)
+
+    items.sort(key=rank)

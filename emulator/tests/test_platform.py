@@ -43,8 +43,9 @@ def test_errors_have_code_and_message(api: ApiClient) -> None:
 
 
 def test_spec_paths_not_served_answer_404(api: ApiClient) -> None:
-    # /v1/instance-groups is in the token scope (part 2 serves it): a 404, not a scope error
-    assert_error(api.get("/instance-groups"), 404, "not_found", "not found")
+    # a path in the token scope that nothing serves (a container deployment's unknown sub-path):
+    # a 404, not a scope error
+    assert_error(api.get("/container-deployments/x/y/z"), 404, "not_found", "not found")
     response = api.get("/instances/abc/tags")
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"

@@ -1,5 +1,6 @@
-"""Catalog endpoints: instance types, images, locations, volume types, long-term periods and
-instance availability (the data is in catalog.py, the capacity in capacity.py)."""
+"""Catalog endpoints: instance, cluster and container types, OS and cluster images, locations,
+volume types, long-term periods, prices of managed endpoints and the container registry,
+instance and cluster availability (the data is in catalog.py, the capacity in capacity.py)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,17 @@ from cloudcompute_emulator.context import Context
 from cloudcompute_emulator.errors import invalid, not_found
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.schemas.catalog import (
+    ContainerRegistryPrice,
+    ContainerType,
     Image,
     InstanceAvailability,
     InstanceType,
     Location,
     LongTermPeriod,
+    ManagedEndpointPrice,
     VolumeType,
 )
+from cloudcompute_emulator.schemas.clusters import ClusterAvailability, ClusterType
 from cloudcompute_emulator.schemas.common import Currency
 from cloudcompute_emulator.state import EmulatorState
 
@@ -56,8 +61,9 @@ def instance_type_view(instance_type: catalog.InstanceType, currency: str) -> di
         "supported_os": list(instance_type.supported_os),
     }
     if instance_type.is_gpu:
-        view["serverless_price"] = catalog.price_text(round(price * 1.1, 4))
-        view["serverless_spot_price"] = catalog.price_text(round(price * 0.45, 4))
+        serverless_price, serverless_spot_price = catalog.serverless_prices(instance_type, currency)
+        view["serverless_price"] = catalog.price_text(serverless_price)
+        view["serverless_spot_price"] = catalog.price_text(serverless_spot_price)
     if instance_type.deploy_warning:
         view["deploy_warning"] = instance_type.deploy_warning
     return view
@@ -110,6 +116,101 @@ async def list_images(_ctx: Context, instance_type: Annotated[str | None, Query(
         images = [image for image in images if image.image_type in known.supported_os]
         default_type = known.default_image()
     return _responses.json([_image_view(image, default_type) for image in images])
+
+
+@router.get(
+    "/v1/images/cluster",
+    response_model=list[Image],
+    responses=_responses.errors(404),
+    summary="Cluster images (instance_type: a cluster type, or the instance type of its nodes)",
+)
+async def list_cluster_images(_ctx: Context, instance_type: Annotated[str | None, Query()] = None):
+    images = catalog.CLUSTER_IMAGES
+    if instance_type is not None:
+        if instance_type in catalog.CLUSTER_TYPES_BY_CODE:
+            supported = set(catalog.CLUSTER_TYPES_BY_CODE[instance_type].supported_os)
+        elif instance_type in catalog.INSTANCE_TYPES_BY_CODE:
+            supported = {
+                image_type
+                for cluster_type in catalog.CLUSTER_TYPES
+                if cluster_type.node_type.code == instance_type
+                for image_type in cluster_type.supported_os
+            }
+        else:
+            raise not_found(f"Instance type {instance_type}")
+        images = [image for image in images if image.image_type in supported]
+    return _responses.json([_image_view(image, catalog.DEFAULT_CLUSTER_IMAGE) for image in images])
+
+
+def cluster_type_view(cluster_type: catalog.ClusterType, currency: str) -> dict[str, Any]:
+    return {
+        "id": cluster_type.id,
+        "cluster_type": cluster_type.code,
+        "model": cluster_type.model,
+        "name": cluster_type.name,
+        "manufacturer": cluster_type.manufacturer,
+        "cpu": cluster_type.cpu(),
+        "gpu": cluster_type.gpu(),
+        "gpu_memory": cluster_type.gpu_memory(),
+        "memory": cluster_type.memory(),
+        "price_per_hour": catalog.price_text(catalog.convert_price(cluster_type.price_per_hour, currency)),
+        "currency": currency,
+        "node_details": cluster_type.node_details(),
+        "supported_os": list(cluster_type.supported_os),
+    }
+
+
+@router.get("/v1/cluster-types", response_model=list[ClusterType], summary="Cluster types (public)")
+async def list_cluster_types(currency: CurrencyQuery = "usd"):
+    return _responses.json([cluster_type_view(cluster_type, currency) for cluster_type in catalog.CLUSTER_TYPES])
+
+
+@router.get("/v1/container-types", response_model=list[ContainerType], summary="Container types for serverless deployments (public)")
+async def list_container_types(currency: CurrencyQuery = "usd"):
+    types = []
+    for resource in catalog.SERVERLESS_COMPUTE:
+        instance_type = resource.instance_type
+        price, spot_price = catalog.serverless_prices(instance_type, currency)
+        types.append(
+            {
+                "id": catalog.catalog_id(f"container-type:{instance_type.code}"),
+                "instance_type": instance_type.code,
+                "model": instance_type.model,
+                "name": instance_type.name,
+                "manufacturer": instance_type.manufacturer,
+                "cpu": instance_type.cpu(),
+                "gpu": instance_type.gpu(),
+                "gpu_memory": instance_type.gpu_memory(),
+                "memory": instance_type.memory(),
+                "currency": currency,
+                "serverless_price": catalog.price_text(price),
+                "serverless_spot_price": catalog.price_text(spot_price),
+            }
+        )
+    return _responses.json(types)
+
+
+@router.get("/v1/managed-endpoints/pricing", response_model=list[ManagedEndpointPrice], summary="Prices of managed inference endpoints")
+async def list_managed_endpoint_prices(_ctx: Context, currency: CurrencyQuery = "usd"):
+    return _responses.json(
+        [
+            {
+                "currency": currency,
+                "external_id": catalog.catalog_id(f"managed-endpoint:{resource}:{unit}"),
+                "resource": resource,
+                "unit_name": unit,
+                "unit_price": round(unit_price * catalog.EUR_PER_USD, 10) if currency == "eur" else unit_price,
+            }
+            for resource, unit, unit_price in catalog.MANAGED_ENDPOINT_PRICES
+        ]
+    )
+
+
+@router.get("/v1/container-registry/pricing", response_model=ContainerRegistryPrice, summary="Container registry storage price")
+async def container_registry_price(_ctx: Context, currency: CurrencyQuery = "usd"):
+    return _responses.json(
+        {"currency": currency, "price_per_month_per_gb": catalog.convert_price(catalog.CONTAINER_REGISTRY_PRICE_PER_MONTH_PER_GB, currency)}
+    )
 
 
 @router.get("/v1/locations", response_model=list[Location], summary="Datacenter locations")
@@ -240,3 +341,42 @@ async def instance_type_availability(ctx: Context, instance_type: str, query: Av
 )
 async def instance_type_availability_deprecated(ctx: Context, instanceType: str, query: AvailabilityQuery):  # noqa: N803
     return _responses.json(_is_available(ctx.state, instanceType, *query))
+
+
+async def cluster_availability_query(location_code: LocationQuery = None, location_code_alias: LocationAliasQuery = None) -> list[str]:
+    """The locations to look at (clusters have no spot variant)."""
+    return resolve_locations(location_code, location_code_alias)
+
+
+ClusterAvailabilityQuery = Annotated[list[str], Depends(cluster_availability_query)]
+
+
+@router.get("/v1/cluster-availability", response_model=list[ClusterAvailability], summary="Deployable cluster types per location")
+async def list_cluster_availability(ctx: Context, locations: ClusterAvailabilityQuery):
+    held = capacity.usage(ctx.state)
+    return _responses.json(
+        [
+            {
+                "location_code": location,
+                "availabilities": [
+                    cluster_type.code
+                    for cluster_type in catalog.CLUSTER_TYPES
+                    if capacity.available(ctx.state, (cluster_type.code, location, False), held) > 0
+                ],
+            }
+            for location in locations
+        ]
+    )
+
+
+@router.get(
+    "/v1/cluster-availability/{cluster_type}",
+    response_model=bool,
+    responses={**_BOOLEAN, **_responses.errors(404)},
+    summary="Is the cluster type deployable (in the location, or anywhere)",
+)
+async def cluster_type_availability(ctx: Context, cluster_type: str, locations: ClusterAvailabilityQuery):
+    if cluster_type not in catalog.CLUSTER_TYPES_BY_CODE:
+        raise not_found(f"Cluster type {cluster_type}")
+    held = capacity.usage(ctx.state)
+    return _responses.json(any(capacity.available(ctx.state, (cluster_type, location, False), held) > 0 for location in locations))
