@@ -16,7 +16,7 @@ from cloudcompute_emulator.testing import run_emulator
 
 pytest.importorskip("schemathesis")
 
-MAX_EXAMPLES = 12
+MAX_EXAMPLES = 8
 SEED = 7
 
 

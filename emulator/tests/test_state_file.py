@@ -98,7 +98,7 @@ def test_cli_banner_and_credentials_file(tmp_path) -> None:
             assert process.poll() is None, process.stdout.read()
             assert time.monotonic() - started < 10
             time.sleep(0.02)
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < 6  # about a second when the machine is idle
         published = json.loads(credentials_file.read_text())
         assert stat.S_IMODE(os.stat(credentials_file).st_mode) == 0o600
         assert published["client_id"] == "my-id" and published["client_secret"] == "my-secret"
