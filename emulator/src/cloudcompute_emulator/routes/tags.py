@@ -2,7 +2,7 @@
 
 ``POST {prefix}/{id}/tags`` (201 Tag; 409 when the key is already on the resource) and
 ``DELETE {prefix}/{id}/tags/{tagId}`` (204; ``tagId`` may be a tag id or a key; 404 when the
-resource or the tag is missing). Part 2 calls :func:`add_tag_routes` for clusters.
+resource or the tag is missing). Instances, volumes and clusters call :func:`add_tag_routes`.
 """
 
 from __future__ import annotations
