@@ -268,5 +268,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     terminalreporter.write_line(f"operations: {len(hit_operations)}/{len(operations)}")
     terminalreporter.write_line(f"named (operation, status) pairs: {len(named & hit_pairs)}/{len(named)}; "
                                 f"other pairs seen: {len(hit_pairs - named)}")
-    for line in missing:
-        terminalreporter.write_line(f"  not exercised: {line}")
+    # the list only when it is short (a run of a few test files misses most pairs)
+    if len(missing) <= 20 or terminalreporter.config.option.verbose > 0:
+        for line in missing:
+            terminalreporter.write_line(f"  not exercised: {line}")
