@@ -2,8 +2,8 @@
 
 A valid token on a path outside :data:`SPEC_PATHS` answers 403 ``Insufficient scope`` (e.g.
 ``/v1/object-storage/...``), as production does; a path in the list that nothing serves yet
-answers 404. The list holds every endpoint of the spec, part 2's included, so the scope rule
-does not change when part 2 lands. ``{}`` stands for one path segment.
+answers 404. The list holds every endpoint of the spec. ``{}`` stands for one path segment,
+``/**`` for any deeper path.
 """
 
 from __future__ import annotations

@@ -82,10 +82,12 @@ async def list_instance_types(currency: CurrencyQuery = "usd"):
     "/v1/instance-types/price-history",
     response_model=list[dict[str, Any]],
     deprecated=True,
-    summary="Price history (public; no longer supported, always empty)",
+    summary="Price history (public; no longer supported: always empty, with Deprecation and Warning headers)",
 )
 async def price_history():
-    return _responses.json([])
+    return _responses.json(
+        [], headers={"Deprecation": "true", "Warning": '299 - "GET /v1/instance-types/price-history is no longer supported"'}
+    )
 
 
 @router.get("/v1/instances/types", response_model=list[InstanceType], deprecated=True, summary="Instance types (use /v1/instance-types)")
