@@ -367,9 +367,9 @@ class Deployment:
                 raise ModuleFailure("delete_timeout: %s is out of range (0 to %d milliseconds)" % (timeout, MAX_DELETE_TIMEOUT_MS))
             limit = (self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS) * 1000
             if timeout > limit:
+                needed = timeout / 1000.0 + DELETE_TIMEOUT_MARGIN_SECONDS
                 raise ModuleFailure("delete_timeout: %s ms would outlast the HTTP request (request_timeout %ss); raise "
-                                    "request_timeout to more than %s s" % (timeout, self.params["request_timeout"],
-                                                                            timeout / 1000.0 + DELETE_TIMEOUT_MARGIN_SECONDS))
+                                    "request_timeout to more than %s s" % (timeout, self.params["request_timeout"], needed))
 
     # ------------------------------------------------------------------------ reads
 
