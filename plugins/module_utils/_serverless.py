@@ -315,8 +315,9 @@ def check_name(name):
 class Deployment:
     """A serverless deployment module: lookup by name, status, plan, check mode, diff, waits.
 
-    Subclasses set ``key``, ``path``, ``running_status``, ``starting_statuses`` and implement
-    ``validate``, ``create_request`` (-> (path, body, predicted view)) and ``update_body``."""
+    Subclasses set the class attributes below, implement ``state_actions`` (what their states
+    ask of an existing or new deployment), and extend ``validate``, ``create_request`` and
+    ``update_body`` where their API has more (templates, spot)."""
 
     key = None
     path = None
