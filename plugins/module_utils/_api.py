@@ -320,23 +320,28 @@ class ApiClient:
     def delete(self, path, json_body=None, params=None):
         return self.request("DELETE", path, json_body=json_body, params=params)
 
-    def create(self, path, json_body, find_existing, max_attempts=3, method="POST", retry_unavailable=True):
+    def create(self, path, json_body, find_existing, max_attempts=3, method="POST", retry_unavailable=True,
+               returns_resource=False):
         """Send a create without ever making a duplicate; return the new resource's id.
 
         When the response is lost (connection broken after sending, or 5xx), ``find_existing()``
         looks the resource up by its identity: if it exists the create did happen, otherwise the
         create is sent again. ``method`` is POST but for creates the API expresses as an action
         (``PUT /volumes`` with ``clone``); ``retry_unavailable`` as in ``request()``.
+
+        ``returns_resource=True`` is for APIs that answer a create with the whole new resource
+        (and may have no ``id`` at all, such as the serverless deployments, named instead): the
+        response body is returned, or after a lost response the record ``find_existing()`` found.
         """
         for attempt in range(1, max_attempts + 1):
             try:
                 response = self.request(method, path, json_body=json_body, idempotent=False,
                                         retry_unavailable=retry_unavailable)
-                return parse_created_id(response.body)
+                return response.body if returns_resource else parse_created_id(response.body)
             except ResponseLost:
                 existing = find_existing()
                 if existing:
-                    return existing["id"]
+                    return existing if returns_resource else existing["id"]
                 if attempt == max_attempts:
                     raise
                 self._retry_after_backoff(attempt)

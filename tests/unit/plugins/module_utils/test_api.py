@@ -202,6 +202,24 @@ def test_a_lost_create_response_makes_no_duplicate(make_client, control):
     assert len(api_requests(control.requests()["requests"], "POST", "/v1/ssh-keys")) == 1
 
 
+def test_a_create_answered_with_the_resource_returns_it_also_after_a_lost_response(make_client, control):
+    # Serverless deployments are named, not numbered: the create answers the whole deployment.
+    client = make_client()
+    body = {"name": "web", "containers": [{"image": "nginx:1.27", "exposed_port": 80}], "compute": {"name": "L40S", "size": 1}}
+
+    def find_existing(name):
+        return next((item for item in client.get("/container-deployments") if item["name"] == name), None)
+
+    created = client.create("/container-deployments", body, lambda: find_existing("web"), returns_resource=True)
+    assert created["name"] == "web" and created["containers"][0]["image"]["image"] == "nginx:1.27"
+
+    control.add_fault(method="POST", path="/v1/container-deployments", drop_connection=True, after_commit=True, count=1)
+    again = client.create("/container-deployments", dict(body, name="api"), lambda: find_existing("api"), returns_resource=True)
+    assert again["name"] == "api"
+    assert sorted(item["name"] for item in client.get("/container-deployments")) == ["api", "web"]
+    assert len(api_requests(control.requests()["requests"], "POST", "/v1/container-deployments")) == 2
+
+
 def test_a_plain_post_is_never_resent_after_a_lost_response(make_client, control):
     control.add_fault(method="POST", path="/v1/ssh-keys", drop_connection=True, after_commit=True, count=1)
     client = make_client()

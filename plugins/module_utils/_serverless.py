@@ -1,0 +1,667 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What the serverless deployment modules (container_deployment, job_deployment) share.
+
+Deployments are named, not numbered: the name is the identity and the path
+(``/container-deployments/<name>``); the API's records carry no id. Their status is read
+separately (``.../status``). A run plans every change first (create or update, then pause,
+resume, restart or purge), so check mode predicts from the same plan the real run carries out.
+
+Desired containers are compared with the live ones option by option: an option left out is
+left as it is (and kept as it is by an update, which sends whole top-level fields because the
+API's PATCH replaces the fields it is given). Lists (``env``, ``volume_mounts``, ``entrypoint``,
+``cmd``) are compared as wholes; ``env`` regardless of order.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import re
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, looks_like_id
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
+    References,
+    WaitBudget,
+    fetch_or_none,
+    is_not_found,
+)
+
+NAME_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+MAX_NAME_LENGTH = 63
+ENV_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_DELETE_TIMEOUT_MS = 300000
+# A DELETE that waits server-side must answer before the HTTP request times out.
+DELETE_TIMEOUT_MARGIN_SECONDS = 5
+MOUNT_TYPES = ["scratch", "secret", "shared", "memory"]
+# Defaults the API documents (api.md: the container runtime contract).
+DEFAULT_EXPOSED_PORT = 8000
+DEFAULT_HEALTHCHECK_PATH = "/health"
+DEFAULT_MOUNT_PATH = {"scratch": "/data", "shared": "/data", "memory": "/dev/shm"}
+
+# ------------------------------------------------------------------------------ argument specs
+
+CONTAINER_OPTIONS = dict(
+    name=dict(type="str"),
+    image=dict(type="str", required=True),
+    exposed_port=dict(type="int"),
+    healthcheck=dict(type="dict", options=dict(
+        enabled=dict(type="bool"),
+        port=dict(type="int"),
+        path=dict(type="str"),
+    )),
+    entrypoint_overrides=dict(type="dict", options=dict(
+        enabled=dict(type="bool"),
+        entrypoint=dict(type="list", elements="str"),
+        cmd=dict(type="list", elements="str"),
+    )),
+    env=dict(type="list", elements="dict", options=dict(
+        name=dict(type="str", required=True),
+        value=dict(type="str", required=True, no_log=False),
+        type=dict(type="str", choices=["plain", "secret"], default="plain"),
+    )),
+    volume_mounts=dict(type="list", elements="dict", options=dict(
+        type=dict(type="str", required=True, choices=MOUNT_TYPES),
+        mount_path=dict(type="str"),
+        secret_name=dict(type="str", no_log=False),
+        volume=dict(type="str", aliases=["volume_id"]),
+        size_in_mb=dict(type="int"),
+    )),
+)
+
+COMPUTE_OPTIONS = dict(
+    name=dict(type="str", required=True),
+    size=dict(type="int", required=True),
+)
+
+REGISTRY_OPTIONS = dict(
+    is_private=dict(type="bool", required=True),
+    credentials=dict(type="str", no_log=False),
+)
+
+
+def deployment_argument_spec():
+    """The options container and job deployments have in common."""
+    return dict(
+        name=dict(type="str", required=True),
+        containers=dict(type="list", elements="dict", options=CONTAINER_OPTIONS),
+        compute=dict(type="dict", options=COMPUTE_OPTIONS),
+        container_registry_settings=dict(type="dict", options=REGISTRY_OPTIONS, aliases=["registry"],
+                                         required_if=[("is_private", True, ("credentials",))]),
+        delete_timeout=dict(type="int"),
+    )
+
+
+# --------------------------------------------------------------------- comparing and merging
+
+
+def prune(value):
+    """``value`` without the unset (None) members of its dicts, at every depth."""
+    if isinstance(value, dict):
+        return dict((key, prune(item)) for key, item in value.items() if item is not None)
+    if isinstance(value, list):
+        return [prune(item) for item in value]
+    return value
+
+
+def covers(current, desired):
+    """Whether ``current`` already is what ``desired`` asks for: every member of ``desired``
+    that is set equals the current one; lists must match item by item."""
+    if desired is None:
+        return True
+    if isinstance(desired, dict):
+        current = current if isinstance(current, dict) else {}
+        return all(covers(current.get(key), value) for key, value in desired.items())
+    if isinstance(desired, list):
+        return isinstance(current, list) and len(current) == len(desired) and all(
+            covers(have, want) for have, want in zip(current, desired))
+    return desired == current
+
+
+def overlay(base, top):
+    """``base`` with the set members of ``top`` over it; dicts merge, lists and scalars replace."""
+    if not isinstance(top, dict) or not isinstance(base, dict):
+        return copy.deepcopy(base) if top is None else prune(top)
+    merged = copy.deepcopy(base)
+    for key, value in top.items():
+        if value is not None:
+            merged[key] = overlay(merged.get(key), value)
+    return merged
+
+
+def whole_numbers(value):
+    """``value`` with integral floats as integers, at every depth: the API answers ``90`` or
+    ``90.0`` for the same threshold, which must not look like a change in ``--diff``."""
+    if isinstance(value, dict):
+        return dict((key, whole_numbers(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return [whole_numbers(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def image_name(image):
+    """The API answers ``containers[].image`` as ``{image, last_updated_at}``; we send a string."""
+    return image.get("image") if isinstance(image, dict) else image
+
+
+def by_name(env):
+    return sorted(env or [], key=lambda variable: variable.get("name") or "")
+
+
+def container_input(container):
+    """A container as the API returns it, in the form the API takes (image as a string)."""
+    result = copy.deepcopy(container)
+    result["image"] = image_name(container.get("image"))
+    result["volume_mounts"] = [prune(mount) for mount in container.get("volume_mounts") or []]
+    return result
+
+
+def comparable(container):
+    """A container (desired or current) in the form both are compared in."""
+    result = dict(container)
+    if result.get("env") is not None:
+        result["env"] = by_name(result["env"])
+    return result
+
+
+class ContainerSpecs:
+    """The ``containers`` option: checked, turned into the API's form, compared with the live
+    containers, merged into an update, and predicted for check mode."""
+
+    def __init__(self, client, containers):
+        self.client = client
+        self.options = containers
+        self.volumes = References("volume", lambda: client.get("/volumes") or [])
+
+    @staticmethod
+    def validate(containers):
+        names = [container["name"] for container in containers or [] if container.get("name")]
+        if len(set(names)) != len(names):
+            raise ModuleFailure("containers: two containers have the same name")
+        for index, container in enumerate(containers or []):
+            where = "containers[%d]" % index
+            if container.get("name") and (not NAME_PATTERN.match(container["name"]) or len(container["name"]) > MAX_NAME_LENGTH):
+                raise ModuleFailure("%s.name: %r is not a DNS label (lowercase letters, digits and '-', at most 63)"
+                                    % (where, container["name"]))
+            for option in ("exposed_port",):
+                port = container.get(option)
+                if port is not None and not 1 <= port <= 65535:
+                    raise ModuleFailure("%s.%s: %s is not a port (1-65535)" % (where, option, port))
+            healthcheck = container.get("healthcheck") or {}
+            if healthcheck.get("port") is not None and not 1 <= healthcheck["port"] <= 65535:
+                raise ModuleFailure("%s.healthcheck.port: %s is not a port (1-65535)" % (where, healthcheck["port"]))
+            if healthcheck.get("path") is not None and not healthcheck["path"].startswith("/"):
+                raise ModuleFailure("%s.healthcheck.path: %r must start with /" % (where, healthcheck["path"]))
+            env_names = [variable["name"] for variable in container.get("env") or []]
+            for name in env_names:
+                if not ENV_NAME_PATTERN.match(name):
+                    raise ModuleFailure("%s.env: %r is not a variable name (letters, digits and _, not starting with a digit)"
+                                        % (where, name))
+            duplicate = next((name for name in env_names if env_names.count(name) > 1), None)
+            if duplicate:
+                raise ModuleFailure("%s.env: variable %s is given more than once" % (where, duplicate))
+            paths = []
+            for number, mount in enumerate(container.get("volume_mounts") or []):
+                mount_where = "%s.volume_mounts[%d]" % (where, number)
+                if mount.get("mount_path") is not None and not mount["mount_path"].startswith("/"):
+                    raise ModuleFailure("%s.mount_path: %r must be an absolute path" % (mount_where, mount["mount_path"]))
+                if mount["type"] == "secret" and not (mount.get("secret_name") and mount.get("mount_path")):
+                    raise ModuleFailure("%s: a secret mount needs secret_name and mount_path" % mount_where)
+                if mount.get("volume") and mount["type"] != "shared":
+                    raise ModuleFailure("%s.volume: only a shared mount names a volume" % mount_where)
+                if mount.get("size_in_mb") is not None and mount["size_in_mb"] < 1:
+                    raise ModuleFailure("%s.size_in_mb: must be at least 1" % mount_where)
+                paths.append(mount.get("mount_path") or DEFAULT_MOUNT_PATH.get(mount["type"]))
+            if len(set(paths)) != len(paths):
+                raise ModuleFailure("%s.volume_mounts: two mounts at the same path" % where)
+
+    def desired(self):
+        """The containers in the API's form, unset members None (left as they are)."""
+        return [self._desired(container) for container in self.options]
+
+    def _desired(self, container):
+        overrides = container.get("entrypoint_overrides")
+        if overrides is not None:
+            overrides = dict(overrides)
+            if overrides.get("enabled") is None and (overrides.get("entrypoint") is not None or overrides.get("cmd") is not None):
+                overrides["enabled"] = True  # giving an entrypoint or a command means using it
+        env = container.get("env")
+        mounts = container.get("volume_mounts")
+        return {
+            "name": container.get("name"),
+            "image": container["image"],
+            "exposed_port": container.get("exposed_port"),
+            "healthcheck": container.get("healthcheck"),
+            "entrypoint_overrides": overrides,
+            "env": None if env is None else [
+                {"type": variable["type"], "name": variable["name"], "value_or_reference_to_secret": variable["value"]}
+                for variable in env],
+            "volume_mounts": None if mounts is None else [
+                {"type": mount["type"], "mount_path": mount.get("mount_path") or DEFAULT_MOUNT_PATH.get(mount["type"]),
+                 "secret_name": mount.get("secret_name"), "volume_id": self.volume_id(mount.get("volume")),
+                 "size_in_mb": mount.get("size_in_mb")}
+                for mount in mounts],
+        }
+
+    def volume_id(self, reference):
+        if not reference or looks_like_id(reference):
+            return reference
+        return self.volumes.id(reference)
+
+    @staticmethod
+    def differ(desired, current):
+        """Whether the live containers differ from the desired ones (matched by position)."""
+        current = current or []
+        return len(desired) != len(current) or not all(
+            covers(comparable(container_input(have)), comparable(want)) for have, want in zip(current, desired))
+
+    @staticmethod
+    def merged(desired, current):
+        """The ``containers`` of an update: each desired container over the live one at its
+        position, so that what was left out stays as it is."""
+        current = current or []
+        result = []
+        for index, want in enumerate(desired):
+            base = container_input(current[index]) if index < len(current) else {}
+            result.append(overlay(base, want))
+        return result
+
+    @staticmethod
+    def predicted(sent, current=None):
+        """The containers the API will answer for the ``sent`` ones, as far as the module knows
+        its defaults; an image keeps its ``last_updated_at`` when it did not change."""
+        before = dict((container.get("name"), container) for container in current or [])
+        views = []
+        for index, container in enumerate(sent):
+            view = copy.deepcopy(container)
+            view.setdefault("name", "container-%d" % (index + 1))
+            view.setdefault("exposed_port", DEFAULT_EXPOSED_PORT)
+            view["healthcheck"] = overlay({"enabled": True, "port": view["exposed_port"], "path": DEFAULT_HEALTHCHECK_PATH},
+                                          view.get("healthcheck"))
+            view["entrypoint_overrides"] = overlay({"enabled": False, "entrypoint": [], "cmd": []}, view.get("entrypoint_overrides"))
+            view.setdefault("env", [])
+            view.setdefault("volume_mounts", [])
+            old = before.get(view["name"])
+            unchanged = old is not None and image_name(old.get("image")) == container["image"]
+            view["image"] = {"image": container["image"],
+                             "last_updated_at": (old.get("image") or {}).get("last_updated_at") if unchanged else None}
+            views.append(view)
+        return views
+
+
+def registry_body(settings):
+    """``container_registry_settings`` as the API takes and returns it."""
+    if settings is None:
+        return None
+    private = settings["is_private"]
+    return {"is_private": private, "credentials": {"name": settings["credentials"]} if private else None}
+
+
+def check_name(name):
+    if not NAME_PATTERN.match(name or "") or len(name) > MAX_NAME_LENGTH:
+        raise ModuleFailure("name: %r is not a DNS label (lowercase letters, digits and '-', starting and ending "
+                            "with a letter or digit, at most 63)" % name)
+
+
+# ---------------------------------------------------------------------------- the deployment
+
+
+class Deployment:
+    """A serverless deployment module: lookup by name, status, plan, check mode, diff, waits.
+
+    Subclasses set the class attributes below, implement ``state_actions`` (what their states
+    ask of an existing or new deployment), and extend ``validate``, ``create_request`` and
+    ``update_body`` where their API has more (templates, spot)."""
+
+    key = None
+    path = None
+    running_status = None
+    # statuses a deployment leaves by itself on its way to running
+    starting_statuses = ()
+    # the status right after a resume or restart, and right after an update that rolls out a
+    # new version (None: an update does not change the status)
+    restart_status = None
+    rollout_status = None
+    # the status of a new deployment
+    created_status = None
+    # how else a deployment can be created, for the message when options are missing
+    create_alternative = ""
+    # the status a deployment shows while it is being deleted (None: hidden at once)
+    deleting_status = None
+    # top-level fields whose change rolls out a new version (the deployment restarts)
+    new_version_fields = ()
+    view_fields = ()
+
+    def __init__(self, module):
+        self.module = module
+        self.params = module.params
+        self.client = module.client
+        self.name = self.params["name"]
+        self.budget = WaitBudget(self.client, self.params["wait_timeout"])
+        self.containers = ContainerSpecs(self.client, self.params.get("containers") or [])
+
+    @property
+    def noun(self):
+        return self.key.replace("_", " ")
+
+    def item_path(self, suffix=""):
+        return "%s/%s%s" % (self.path, self.name, suffix)
+
+    # ------------------------------------------------------------------ validation
+
+    def validate(self):
+        """Reject what can be rejected before any API call."""
+        check_name(self.name)
+        ContainerSpecs.validate(self.params.get("containers"))
+        compute = self.params.get("compute")
+        if compute and compute["size"] < 1:
+            raise ModuleFailure("compute.size: must be at least 1")
+        timeout = self.params.get("delete_timeout")
+        if timeout is not None:
+            if not 0 <= timeout <= MAX_DELETE_TIMEOUT_MS:
+                raise ModuleFailure("delete_timeout: %s is out of range (0 to %d milliseconds)" % (timeout, MAX_DELETE_TIMEOUT_MS))
+            limit = (self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS) * 1000
+            if timeout > limit:
+                needed = timeout / 1000.0 + DELETE_TIMEOUT_MARGIN_SECONDS
+                raise ModuleFailure("delete_timeout: %s ms would outlast the HTTP request (request_timeout %ss); raise "
+                                    "request_timeout to more than %s s" % (timeout, self.params["request_timeout"], needed))
+
+    # ------------------------------------------------------------------------ reads
+
+    def fetch(self):
+        return fetch_or_none(self.client, self.item_path())
+
+    def read_status(self):
+        """The deployment's status; None when it is gone."""
+        try:
+            body = self.client.get(self.item_path("/status"))
+        except ApiError as error:
+            if is_not_found(error):
+                return None
+            raise
+        return body.get("status") if isinstance(body, dict) else body
+
+    def find(self):
+        current = self.fetch()
+        if current is not None:
+            current = dict(current, status=self.read_status())
+        return current
+
+    # ------------------------------------------------------------------------ waits
+
+    def wait_status(self, wanted):
+        return self.budget.until(
+            self.read_status, lambda status: status == wanted, "%s %s to be %s" % (self.noun, self.name, wanted),
+            failed=lambda status: "it disappeared" if status is None else None,
+            describe=lambda status: status)
+
+    def wait_gone(self):
+        self.budget.until(self.read_status, lambda status: status is None, "%s %s to be deleted" % (self.noun, self.name),
+                          describe=lambda status: status)
+
+    # ---------------------------------------------------------------------- actions
+
+    def action(self, name):
+        # pause and resume change nothing when repeated; a repeated restart or purge only
+        # restarts or purges again: each may be resent after a lost response
+        self.client.post(self.item_path("/" + name), idempotent=True)
+
+    def create(self, path, body):
+        """Create; a name still held by a deployment being deleted is waited for when waiting."""
+        def attempt():
+            try:
+                # a 503 here means no capacity for the compute: an answer, not an outage to retry
+                return self.client.create(path, body, find_existing=self.fetch, returns_resource=True, retry_unavailable=False)
+            except ApiError as error:
+                if error.status == 503:
+                    raise error.with_hint("No capacity for the serverless compute %s: choose another GPU model or "
+                                          "size, or retry later" % self.compute_label(body))
+                if error.status != 409 or self.fetch() is not None:
+                    raise
+                if not self.params["wait"]:
+                    raise error.with_hint("A %s of this name may still be being deleted: retry in a moment, "
+                                          "or set wait: true to wait for it" % self.noun)
+                return None  # the name is held by a deployment being deleted: try again
+        return self.budget.until(attempt, lambda created: created is not None,
+                                 "the name %s to be free (a %s of that name is being deleted)" % (self.name, self.noun))
+
+    def update(self, path, body):
+        try:
+            return self.client.request("PATCH", path, json_body=body, retry_unavailable=False).body or self.fetch()
+        except ApiError as error:
+            if error.status == 503 and "compute" in body:
+                raise error.with_hint("No capacity for the serverless compute %s: choose another GPU model or size, "
+                                      "or retry later" % self.compute_label(body))
+            raise
+
+    @staticmethod
+    def compute_label(body):
+        compute = body.get("compute")
+        return "%s x%s" % (compute.get("name"), compute.get("size")) if compute else "(the template's recommended one)"
+
+    def delete_timeout_ms(self):
+        """How long DELETE waits server-side: the option, else as long as waiting allows."""
+        if self.params.get("delete_timeout") is not None:
+            return self.params["delete_timeout"]
+        if not self.params["wait"]:
+            return 0
+        limit = self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS
+        return int(max(0, min(self.budget.remaining(), limit)) * 1000) if limit > 0 else 0
+
+    def delete(self):
+        try:
+            self.client.delete(self.item_path(), params={"timeout": min(MAX_DELETE_TIMEOUT_MS, self.delete_timeout_ms())})
+        except ApiError as error:
+            if not is_not_found(error):
+                raise
+        if self.params["wait"] and self.deleting_status:
+            self.wait_gone()
+
+    # ---------------------------------------------------------------------- results
+
+    def view(self, resource):
+        """What ``--diff`` shows: the configurable fields, containers with their image as a string."""
+        if not resource:
+            return {}
+        shown = dict((field, copy.deepcopy(resource.get(field))) for field in self.view_fields if field in resource)
+        shown["name"] = resource.get("name")
+        shown["status"] = resource.get("status")
+        shown["containers"] = [comparable(container_input(container)) for container in resource.get("containers") or []]
+        return whole_numbers(shown)
+
+    def result(self, changed, before, after, **extra):
+        result = dict(extra, changed=changed)
+        result[self.key] = after or {}
+        if self.module._diff:
+            result["diff"] = {"before": self.view(before), "after": self.view(after)}
+        return result
+
+    # -------------------------------------------------------------- plan and apply
+
+    def desired_scaling(self):
+        return prune(self.params["scaling"]) if self.params.get("scaling") else None
+
+    def create_request(self):
+        """(path, body, predicted deployment) of the create; ModuleFailure when options are missing."""
+        params = self.params
+        missing = [option for option in ("containers", "compute") if not params[option]]
+        if missing:
+            raise ModuleFailure("%s %s does not exist; to create it, give %s%s"
+                                % (self.noun, self.name, " and ".join(missing), self.create_alternative))
+        body = prune({
+            "name": self.name,
+            "containers": self.containers.desired(),
+            "compute": params["compute"],
+            "scaling": self.desired_scaling(),
+            "container_registry_settings": registry_body(params["container_registry_settings"]),
+        })
+        predicted = dict(body, status=self.created_status, endpoint_base_url=None, created_at=None)
+        predicted["containers"] = ContainerSpecs.predicted(body["containers"])
+        predicted.setdefault("scaling", {})  # the API's defaults are not known here
+        predicted.setdefault("container_registry_settings", {"is_private": False, "credentials": None})
+        return self.path, body, predicted
+
+    def update_body(self, current):
+        """The PATCH body that brings ``current`` to the options: the fields that differ, each
+        whole (the API's PATCH replaces the top-level fields it is given)."""
+        params = self.params
+        body = {}
+        if params["containers"]:
+            desired = self.containers.desired()
+            if ContainerSpecs.differ(desired, current.get("containers")):
+                body["containers"] = ContainerSpecs.merged(desired, current.get("containers"))
+        if params["compute"] and not covers(current.get("compute"), params["compute"]):
+            body["compute"] = dict(params["compute"])
+        scaling = self.desired_scaling()
+        if scaling and not covers(current.get("scaling"), scaling):
+            body["scaling"] = overlay(current.get("scaling") or {}, scaling)
+        registry = registry_body(params["container_registry_settings"])
+        if registry and not covers(current.get("container_registry_settings"), registry):
+            body["container_registry_settings"] = registry
+        return body
+
+    def check_unchangeable(self, current):
+        """Fail when options that cannot change differ from the live deployment."""
+
+    def state_actions(self, status, created):
+        """Actions (``pause``, ``resume``, ``restart``, ``purge-queue``) the state asks for."""
+        raise NotImplementedError
+
+    def plan(self, current):
+        """Every change of this run, decided before any is made: (steps, predicted deployment)."""
+        steps = []
+        if current is None:
+            path, body, predicted = self.create_request()
+            steps.append(("create", path, body))
+            status = predicted["status"]
+        else:
+            self.check_unchangeable(current)
+            predicted = copy.deepcopy(current)
+            status = current.get("status")
+            body = self.update_body(current)
+            if body:
+                steps.append(("update", self.item_path(), body))
+                predicted.update(self.predicted_update(current, body))
+                if self.rollout_status and status != "paused" and any(field in body for field in self.new_version_fields):
+                    status = self.rollout_status
+        for action in self.state_actions(status, current is None):
+            steps.append((action, None, None))
+            status = self.status_after(action, status)
+        if self.params["wait"] and status != "paused" and (steps or status in self.starting_statuses):
+            status = self.running_status
+        predicted["status"] = status
+        return steps, predicted
+
+    def predicted_update(self, current, body):
+        predicted = copy.deepcopy(body)
+        if "containers" in body:
+            predicted["containers"] = ContainerSpecs.predicted(body["containers"], current.get("containers"))
+        return predicted
+
+    def status_after(self, action, status):
+        return {"pause": "paused", "resume": self.restart_status, "restart": self.restart_status}.get(action, status)
+
+    def apply(self, steps, current):
+        after = current
+        for step, path, body in steps:
+            if step == "create":
+                after = dict(self.create(path, body))
+            elif step == "update":
+                after = dict(self.update(path, body))
+            else:
+                self.action(step)
+        after = dict(after, status=self.read_status())
+        if self.params["wait"]:
+            target = "paused" if self.params["state"] == "paused" else self.running_status
+            if after["status"] != target and (steps or after["status"] in self.starting_statuses):
+                after["status"] = self.wait_status(target)
+        return after
+
+    def ensure_absent(self, current):
+        if current is None:
+            return self.result(False, None, None)
+        if self.deleting_status and current.get("status") == self.deleting_status:
+            # already being deleted by someone else: only wait for it
+            if self.params["wait"] and not self.module.check_mode:
+                self.wait_gone()
+            return self.result(False, current, None)
+        if not self.module.check_mode:
+            self.delete()
+        return self.result(True, current, None)
+
+    def run(self):
+        def converge():
+            self.validate()
+            current = self.find()
+            if self.params["state"] == "absent":
+                return self.ensure_absent(current)
+            if current is not None and self.deleting_status and current.get("status") == self.deleting_status:
+                if not self.params["wait"] or self.module.check_mode:
+                    raise ModuleFailure("%s %s is being deleted (status %s); run again once it is gone, or set wait: true"
+                                        % (self.noun, self.name, current["status"]))
+                self.wait_gone()
+                current = None
+            steps, predicted = self.plan(current)
+            if not steps:
+                after = current
+                if self.params["wait"] and not self.module.check_mode and current.get("status") in self.starting_statuses:
+                    after = dict(current, status=self.wait_status(self.running_status))
+                return self.result(False, current, after)
+            if self.module.check_mode:
+                return self.result(True, current, predicted)
+            return self.result(True, current, self.apply(steps, current))
+        self.module.exit_json(**self.module.run(converge))
+
+
+# ------------------------------------------------------------------------------- info modules
+
+
+def exit_deployment_info(module, key, path):
+    """The whole behaviour of container_deployment_info and job_deployment_info: the list (or
+    the one named), each with its status and replicas when asked; exit with it under ``key``.
+    A deployment that disappears while it is read is left out."""
+    params = module.params
+    include = set(params["include"] or [])
+    if params["status"]:
+        include.add("status")
+
+    def optional(item_path):
+        try:
+            return module.client.get(item_path), True
+        except ApiError as error:
+            if is_not_found(error):
+                return None, False
+            raise
+
+    def read():
+        if params["name"]:
+            found = fetch_or_none(module.client, "%s/%s" % (path, params["name"]))
+            deployments = [found] if found else []
+        else:
+            deployments = module.client.get(path) or []
+        result = []
+        for deployment in deployments:
+            item_path = "%s/%s" % (path, deployment.get("name"))
+            deployment = dict(deployment)
+            if "status" in include:
+                body, exists = optional(item_path + "/status")
+                if not exists:
+                    continue
+                deployment["status"] = body.get("status") if isinstance(body, dict) else body
+                if params["status"] and deployment["status"] not in params["status"]:
+                    continue
+            if "replicas" in include:
+                body, exists = optional(item_path + "/replicas")
+                if not exists:
+                    continue
+                deployment["replicas"] = body.get("list", []) if isinstance(body, dict) else (body or [])
+            result.append(deployment)
+        return {key: result}
+
+    module.exit_json(changed=False, **module.run(read))

@@ -1,0 +1,700 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: container_deployment
+short_description: Manage serverless container deployments of a Cloud Compute project
+version_added: 0.1.0
+description:
+  - Create a serverless container deployment from a full specification (containers, compute,
+    scaling, registry settings, spot) or from a deployment template; change it; pause, resume
+    and restart it; delete it.
+  - A deployment is identified by its O(name), which cannot change.
+  - Options left out are left as they are. Within O(containers), matched with the live
+    containers by position, every member left out is kept as it is, while the lists C(env),
+    C(volume_mounts), C(entrypoint_overrides.entrypoint) and C(entrypoint_overrides.cmd) are
+    set exactly as given (C(env) regardless of order).
+  - A change of O(containers), O(compute), O(container_registry_settings) or O(spot) rolls out
+    a new version (status V(version_updating)); a change of O(scaling) alone does not.
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - cloudcompute.cloud.wait
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  name:
+    description:
+      - Name of the deployment, a DNS label (lowercase letters, digits and C(-), at most 63).
+        It is part of the endpoint's address and cannot change.
+    type: str
+    required: true
+  state:
+    description:
+      - V(present) creates the deployment or updates it, and resumes it when it is paused.
+      - V(paused) creates or updates it and pauses it; a paused deployment runs no replicas.
+      - V(restarted) creates or updates it and restarts every replica; it always reports a
+        change. A paused deployment is resumed, which starts its replicas afresh.
+      - V(absent) deletes it.
+    type: str
+    choices: [present, absent, paused, restarted]
+    default: present
+  containers:
+    description:
+      - The containers of the deployment (one or more). Required to create a deployment
+        without O(template).
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description:
+          - Name of the container, a DNS label. The API names a container without one
+            C(container-<n>) after its position.
+        type: str
+      image:
+        description:
+          - Container image, for example V(nginx:1.27) or V(registry.example.com/team/api:2.4).
+        type: str
+        required: true
+      exposed_port:
+        description:
+          - Port the container serves HTTP on. The API's default is V(8000).
+        type: int
+      healthcheck:
+        description:
+          - Health check of the container. The API's default checks V(/health) on the exposed
+            port.
+        type: dict
+        suboptions:
+          enabled:
+            description: Whether replicas are health checked.
+            type: bool
+          port:
+            description: Port of the health check (default the exposed port).
+            type: int
+          path:
+            description: Path of the health check, starting with C(/).
+            type: str
+      entrypoint_overrides:
+        description:
+          - Run the image with another entrypoint or command.
+        type: dict
+        suboptions:
+          enabled:
+            description:
+              - Whether the overrides are used. Defaults to V(true) when O(containers[].entrypoint_overrides.entrypoint)
+                or O(containers[].entrypoint_overrides.cmd) is given.
+            type: bool
+          entrypoint:
+            description: The entrypoint, as a list of arguments.
+            type: list
+            elements: str
+          cmd:
+            description: The command, as a list of arguments.
+            type: list
+            elements: str
+      env:
+        description:
+          - Environment variables of the container, exactly these.
+          - The API returns the values of V(plain) variables, so they appear in the result and
+            in C(--diff) output; keep sensitive values in project secrets and refer to them with
+            V(secret) variables.
+        type: list
+        elements: dict
+        suboptions:
+          name:
+            description: Name of the variable.
+            type: str
+            required: true
+          value:
+            description:
+              - For a V(plain) variable its value; for a V(secret) variable the name of the
+                project secret that holds the value (the value itself never passes through
+                this module).
+            type: str
+            required: true
+          type:
+            description: V(plain) or V(secret).
+            type: str
+            choices: [plain, secret]
+            default: plain
+      volume_mounts:
+        description:
+          - Volumes mounted into the container, exactly these.
+        type: list
+        elements: dict
+        suboptions:
+          type:
+            description:
+              - V(scratch) (local scratch space), V(shared) (a shared file system of the
+                project), V(secret) (a project secret as files) or V(memory) (a RAM disk).
+            type: str
+            required: true
+            choices: [scratch, secret, shared, memory]
+          mount_path:
+            description:
+              - Where it is mounted, an absolute path. Defaults to V(/data) for V(scratch) and
+                V(shared) mounts and V(/dev/shm) for V(memory); required for V(secret).
+            type: str
+          secret_name:
+            description: For a V(secret) mount, the name of the secret.
+            type: str
+          volume:
+            description:
+              - For a V(shared) mount, the name or id of a shared file system volume of the
+                project (M(cloudcompute.cloud.volume) with type V(NVMe_Shared) or V(HDD_Shared)).
+            type: str
+            aliases: [volume_id]
+          size_in_mb:
+            description: For a V(memory) mount, its size in MB.
+            type: int
+  compute:
+    description:
+      - The GPUs each replica runs on. Required to create a deployment without O(template)
+        (which defaults to the template variant's recommended compute).
+    type: dict
+    suboptions:
+      name:
+        description: GPU model, for example V(H100) or V(L40S).
+        type: str
+        required: true
+      size:
+        description: Number of GPUs per replica.
+        type: int
+        required: true
+  scaling:
+    description:
+      - How the deployment scales. Members left out keep their current values (on creation,
+        the API's defaults).
+    type: dict
+    suboptions:
+      min_replica_count:
+        description: Replicas kept running even without load (V(0) scales to zero).
+        type: int
+      max_replica_count:
+        description: Most replicas at any time.
+        type: int
+      scale_down_policy:
+        description: When to remove replicas.
+        type: dict
+        suboptions:
+          delay_seconds:
+            description: Seconds of low load before a replica is removed.
+            type: int
+            required: true
+      scale_up_policy:
+        description: When to add replicas.
+        type: dict
+        suboptions:
+          delay_seconds:
+            description: Seconds of high load before a replica is added.
+            type: int
+            required: true
+      queue_message_ttl_seconds:
+        description: Seconds a queued request waits at most.
+        type: int
+      concurrent_requests_per_replica:
+        description: Requests one replica serves at the same time.
+        type: int
+      scaling_triggers:
+        description: What counts as load.
+        type: dict
+        suboptions:
+          queue_load:
+            description: Scale on the request queue.
+            type: dict
+            suboptions:
+              threshold:
+                description: Queued requests per replica that trigger scaling up.
+                type: float
+                required: true
+          cpu_utilization:
+            description: Scale on CPU utilisation.
+            type: dict
+            suboptions:
+              enabled:
+                description: Whether this trigger is used.
+                type: bool
+                required: true
+              threshold:
+                description: Utilisation in percent that triggers scaling up.
+                type: float
+          gpu_utilization:
+            description: Scale on GPU utilisation.
+            type: dict
+            suboptions:
+              enabled:
+                description: Whether this trigger is used.
+                type: bool
+                required: true
+              threshold:
+                description: Utilisation in percent that triggers scaling up.
+                type: float
+  container_registry_settings:
+    description:
+      - Where the images are pulled from. The API's default is a public registry.
+    type: dict
+    aliases: [registry]
+    suboptions:
+      is_private:
+        description: Whether the registry needs credentials.
+        type: bool
+        required: true
+      credentials:
+        description: For a private registry, the name of the registry credentials of the project.
+        type: str
+  spot:
+    description:
+      - Run the replicas on spot capacity (cheaper, may be interrupted).
+    type: bool
+    aliases: [is_spot]
+  template:
+    description:
+      - Create the deployment from a deployment template instead of O(containers). The
+        template's variant, features, model-hub token and shared memory apply at creation
+        only; when they differ from an existing deployment the module fails naming them
+        (change O(containers) instead, or delete the deployment and create it again).
+        O(compute), O(scaling) and O(spot) apply as usual.
+    type: dict
+    suboptions:
+      id:
+        description: Id or code of the template, for example V(vllm).
+        type: str
+        required: true
+        aliases: [code]
+      variant:
+        description: Id of one of the template's variants (default its first).
+        type: str
+      features:
+        description: Ids of the features to enable (default the template's default features).
+        type: list
+        elements: str
+      hugging_face_token_secret:
+        description: Name of a project secret holding a model-hub token, passed as C(HF_TOKEN).
+        type: str
+      shared_memory_size_in_mb:
+        description: Size of a RAM disk mounted at C(/dev/shm), in MB.
+        type: int
+  delete_timeout:
+    description:
+      - With O(state=absent), milliseconds the API's delete request waits for the deployment
+        to be removed (V(0) to V(300000)); V(0) returns at once.
+      - By default V(0) with O(wait=false), and otherwise as long as O(wait_timeout) allows,
+        but never so long that the request outlasts O(request_timeout).
+      - A deployment being deleted is no longer listed at once, but its name is taken until it
+        is removed; a new deployment of that name waits for it when O(wait=true).
+    type: int
+notes:
+  - O(wait) waits until the deployment is V(healthy) (or V(paused) with O(state=paused)) after
+    any change, and also when a run that changes nothing finds it still starting. A
+    deployment that is V(degraded), V(unhealthy) or V(quota_reached) is waited for only after
+    a change; the task then fails when O(wait_timeout) runs out, naming the last status.
+  - "API calls: a run that changes nothing costs two reads (the deployment and its status), one
+    more with O(template) (the template), and one list of the volumes when a shared mount names
+    its volume by name."
+  - In check mode the result is the deployment as the run would leave it, with the API's
+    documented defaults filled in; values the API picks itself (the endpoint address, default
+    scaling, the model variable of a template) are not known.
+seealso:
+  - module: cloudcompute.cloud.container_deployment_info
+  - module: cloudcompute.cloud.job_deployment
+  - module: cloudcompute.cloud.price_info
+"""
+
+EXAMPLES = r"""
+- name: An inference API on one L40S, scaling from one to four replicas
+  cloudcompute.cloud.container_deployment:
+    name: sentiment-api
+    containers:
+      - name: api
+        image: registry.example.com/ml/sentiment:1.4.0
+        exposed_port: 8080
+        healthcheck:
+          path: /ready
+        env:
+          - name: LOG_LEVEL
+            value: info
+          - name: DATABASE_PASSWORD
+            type: secret
+            value: sentiment-db-password   # the name of the project secret
+        volume_mounts:
+          - type: scratch
+            mount_path: /cache
+    compute:
+      name: L40S
+      size: 1
+    scaling:
+      min_replica_count: 1
+      max_replica_count: 4
+      scaling_triggers:
+        queue_load:
+          threshold: 2
+    container_registry_settings:
+      is_private: true
+      credentials: example-registry
+  register: sentiment
+
+- name: Where to send requests (with an inference API key)
+  ansible.builtin.debug:
+    msg: "{{ sentiment.container_deployment.endpoint_base_url }}"
+
+- name: Roll out a new image; everything else stays as it is
+  cloudcompute.cloud.container_deployment:
+    name: sentiment-api
+    containers:
+      - image: registry.example.com/ml/sentiment:1.5.0
+
+- name: Scale to zero when idle
+  cloudcompute.cloud.container_deployment:
+    name: sentiment-api
+    scaling:
+      min_replica_count: 0
+
+- name: An LLM from the vLLM template, with tool calling
+  cloudcompute.cloud.container_deployment:
+    name: chat
+    template:
+      id: vllm
+      variant: llama-3.1-8b-instruct
+      features: [prefix-caching, tool-calling]
+      hugging_face_token_secret: hf-token
+    scaling:
+      max_replica_count: 2
+
+- name: Pause it for the weekend (no replicas, nothing charged for them)
+  cloudcompute.cloud.container_deployment:
+    name: chat
+    state: paused
+
+- name: Restart every replica, for example after a secret changed
+  cloudcompute.cloud.container_deployment:
+    name: sentiment-api
+    state: restarted
+
+- name: Delete it without waiting for the removal
+  cloudcompute.cloud.container_deployment:
+    name: sentiment-api
+    state: absent
+    delete_timeout: 0
+"""
+
+RETURN = r"""
+container_deployment:
+  description:
+    - The deployment as the API returns it, with its C(status) (after waiting, when waiting);
+      empty after O(state=absent).
+    - In check mode, the deployment as the run would leave it.
+  returned: always
+  type: dict
+  contains:
+    name:
+      description: Name of the deployment.
+      type: str
+      sample: sentiment-api
+    status:
+      description:
+        - Status, one of V(initializing), V(image_pulling), V(healthy), V(degraded),
+          V(unhealthy), V(paused), V(quota_reached), V(version_updating).
+      type: str
+      sample: healthy
+    endpoint_base_url:
+      description: Base address of the deployed endpoint, called with an inference API key.
+      type: str
+      sample: https://containers.example.com/sentiment-api
+    created_at:
+      description: When it was created.
+      type: str
+      sample: "2026-11-21T10:00:00.000Z"
+    containers:
+      description: Its containers; C(image) is an object with the image and when it last changed.
+      type: list
+      elements: dict
+      contains:
+        name:
+          description: Name of the container.
+          type: str
+        image:
+          description: The image (C(image)) and when it was last changed (C(last_updated_at)).
+          type: dict
+        exposed_port:
+          description: Port it serves on.
+          type: int
+        healthcheck:
+          description: Health check (C(enabled), C(port), C(path)).
+          type: dict
+        entrypoint_overrides:
+          description: Entrypoint overrides (C(enabled), C(entrypoint), C(cmd)).
+          type: dict
+        env:
+          description: Environment variables (C(type), C(name), C(value_or_reference_to_secret)).
+          type: list
+          elements: dict
+        volume_mounts:
+          description: Volume mounts (C(type), C(mount_path), C(secret_name), C(volume_id), C(size_in_mb)).
+          type: list
+          elements: dict
+    compute:
+      description: GPU model (C(name)) and GPUs per replica (C(size)).
+      type: dict
+      sample: {name: L40S, size: 1}
+    scaling:
+      description: Scaling options, in the shape of O(scaling).
+      type: dict
+    container_registry_settings:
+      description: Registry settings (C(is_private), C(credentials) with the credentials' C(name)).
+      type: dict
+    is_spot:
+      description: Whether the replicas run on spot capacity.
+      type: bool
+"""
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import WAIT_ARGUMENT_SPEC, CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
+    ContainerSpecs,
+    Deployment,
+    deployment_argument_spec,
+    image_name,
+    prune,
+)
+
+TEMPLATES_PATH = "/container-deployment-templates"
+
+
+def delay_policy():
+    return dict(type="dict", options=dict(delay_seconds=dict(type="int", required=True)))
+
+
+def utilization_trigger():
+    return dict(type="dict", options=dict(enabled=dict(type="bool", required=True), threshold=dict(type="float")))
+
+
+SCALING_OPTIONS = dict(
+    min_replica_count=dict(type="int"),
+    max_replica_count=dict(type="int"),
+    scale_down_policy=delay_policy(),
+    scale_up_policy=delay_policy(),
+    queue_message_ttl_seconds=dict(type="int"),
+    concurrent_requests_per_replica=dict(type="int"),
+    scaling_triggers=dict(type="dict", options=dict(
+        queue_load=dict(type="dict", options=dict(threshold=dict(type="float", required=True))),
+        cpu_utilization=utilization_trigger(),
+        gpu_utilization=utilization_trigger(),
+    )),
+)
+
+TEMPLATE_OPTIONS = dict(
+    id=dict(type="str", required=True, aliases=["code"]),
+    variant=dict(type="str"),
+    features=dict(type="list", elements="str"),
+    hugging_face_token_secret=dict(type="str", no_log=False),
+    shared_memory_size_in_mb=dict(type="int"),
+)
+
+
+class ContainerDeployment(Deployment):
+    key = "container_deployment"
+    path = "/container-deployments"
+    running_status = "healthy"
+    created_status = "initializing"
+    create_alternative = " (or a template)"
+    starting_statuses = ("initializing", "image_pulling", "version_updating")
+    restart_status = "initializing"
+    rollout_status = "version_updating"
+    new_version_fields = ("containers", "compute", "container_registry_settings", "is_spot")
+    view_fields = ("compute", "scaling", "container_registry_settings", "is_spot")
+
+    def validate(self):
+        super(ContainerDeployment, self).validate()
+        scaling = self.params["scaling"] or {}
+        low, high = scaling.get("min_replica_count"), scaling.get("max_replica_count")
+        if (low is not None and low < 0) or (high is not None and high < 1):
+            raise ModuleFailure("scaling: min_replica_count must be at least 0 and max_replica_count at least 1")
+        if low is not None and high is not None and low > high:
+            raise ModuleFailure("scaling: min_replica_count (%s) must not exceed max_replica_count (%s)" % (low, high))
+        template = self.params["template"] or {}
+        if template.get("shared_memory_size_in_mb") is not None and template["shared_memory_size_in_mb"] < 1:
+            raise ModuleFailure("template.shared_memory_size_in_mb: must be at least 1")
+
+    # -------------------------------------------------------------------- desired
+
+    def template_path(self, suffix=""):
+        return "%s/%s%s" % (TEMPLATES_PATH, self.params["template"]["id"], suffix)
+
+    def read_template(self):
+        return self.client.get(self.template_path())
+
+    def create_request(self):
+        if self.params["template"]:
+            return self.template_create_request()
+        path, body, predicted = super(ContainerDeployment, self).create_request()
+        if self.params["spot"] is not None:
+            body["is_spot"] = self.params["spot"]
+        predicted["is_spot"] = bool(self.params["spot"])
+        return path, body, predicted
+
+    def template_create_request(self):
+        params = self.params
+        template = params["template"]
+        body = prune({
+            "name": self.name,
+            "variant": template["variant"],
+            "features": template["features"],
+            "hugging_face_token_secret": template["hugging_face_token_secret"],
+            "shared_memory_size_in_mb": template["shared_memory_size_in_mb"],
+            "compute": params["compute"],
+            "scaling": self.desired_scaling(),
+            "is_spot": params["spot"],
+        })
+        predicted = {"status": "initializing"}  # only check mode needs the whole prediction
+        if self.module.check_mode:
+            predicted = self.predicted_from_template(self.read_template(), body)
+        return self.template_path("/deployments"), body, predicted
+
+    def predicted_from_template(self, detail, body):
+        """What a deployment from the template will look like, as far as the template tells."""
+        variant = self.template_variant(detail)
+        chosen = self.chosen_features(detail)
+        env = [variable for feature in detail.get("features") or [] if feature.get("id") in chosen
+               for variable in feature.get("env") or []]
+        if body.get("hugging_face_token_secret"):
+            env.append({"type": "secret", "name": "HF_TOKEN", "value_or_reference_to_secret": body["hugging_face_token_secret"]})
+        container = {
+            "name": detail.get("code"),
+            "image": variant.get("image"),
+            "exposed_port": detail.get("exposed_port"),
+            "healthcheck": {"enabled": True, "port": detail.get("exposed_port"), "path": detail.get("healthcheck_path")},
+            "env": env,
+        }
+        return {
+            "name": self.name,
+            "status": "initializing",
+            "containers": ContainerSpecs.predicted([prune(container)]),
+            "compute": body.get("compute") or variant.get("recommended_compute"),
+            "scaling": body.get("scaling") or {},
+            "container_registry_settings": {"is_private": False, "credentials": None},
+            "is_spot": bool(body.get("is_spot")),
+            "endpoint_base_url": None,
+            "created_at": None,
+        }
+
+    def template_variant(self, detail):
+        variants = detail.get("variants") or []
+        wanted = self.params["template"]["variant"]
+        if wanted is None:
+            if not variants:
+                raise ModuleFailure("template %s has no variants" % self.params["template"]["id"])
+            return next((variant for variant in variants if variant.get("id") == detail.get("default_variant")), variants[0])
+        found = next((variant for variant in variants if variant.get("id") == wanted), None)
+        if found is None:
+            raise ModuleFailure("template %s has no variant %r (its variants: %s)"
+                                % (self.params["template"]["id"], wanted, ", ".join(variant.get("id") for variant in variants)))
+        return found
+
+    def chosen_features(self, detail):
+        features = self.params["template"]["features"]
+        if features is None:
+            return [feature.get("id") for feature in detail.get("features") or [] if feature.get("enabled_by_default")]
+        known = [feature.get("id") for feature in detail.get("features") or []]
+        unknown = [feature for feature in features if feature not in known]
+        if unknown:
+            raise ModuleFailure("template %s has no feature %s (its features: %s)"
+                                % (self.params["template"]["id"], ", ".join(unknown), ", ".join(known) or "none"))
+        return features
+
+    def check_unchangeable(self, current):
+        """A template applies at creation only: its settings that differ from the live
+        deployment are a clear failure, never a silent no-op."""
+        template = self.params["template"]
+        if not template:
+            return
+        detail = self.read_template()
+        containers = current.get("containers") or [{}]
+        container = next((item for item in containers if item.get("name") == detail.get("code")), containers[0])
+        env = dict((variable.get("name"), variable) for variable in container.get("env") or [])
+        differing = {}
+        image = image_name(container.get("image"))
+        variant = self.template_variant(detail)
+        values = [variable.get("value_or_reference_to_secret") for variable in env.values() if variable.get("type") == "plain"]
+        # variants may share an image; the model a variant serves is passed in a variable
+        if image != variant.get("image") or (variant.get("model") and variant["model"] not in values):
+            differing["variant"] = {"desired": variant.get("id"), "current": self.current_variant(detail, image, values)}
+        if template["features"] is not None:
+            enabled = [feature.get("id") for feature in detail.get("features") or []
+                       if feature.get("env") and all(variable.get("name") in env for variable in feature["env"])]
+            wanted = self.chosen_features(detail)
+            if sorted(enabled) != sorted(wanted):
+                differing["features"] = {"desired": sorted(wanted), "current": sorted(enabled)}
+        token = template["hugging_face_token_secret"]
+        if token is not None:
+            have = (env.get("HF_TOKEN") or {}).get("value_or_reference_to_secret")
+            if have != token:
+                differing["hugging_face_token_secret"] = {"desired": token, "current": have}
+        memory = template["shared_memory_size_in_mb"]
+        if memory is not None:
+            have = next((mount.get("size_in_mb") for mount in container.get("volume_mounts") or [] if mount.get("type") == "memory"), None)
+            if have != memory:
+                differing["shared_memory_size_in_mb"] = {"desired": memory, "current": have}
+        if differing:
+            raise ModuleFailure(
+                "cannot change %s of existing container deployment %s: a template applies at creation only. "
+                "Leave them out, change containers instead, or delete the deployment (state=absent) and create it again."
+                % (", ".join("template.%s" % option for option in sorted(differing)), self.name), immutable=differing)
+
+    @staticmethod
+    def current_variant(detail, image, values):
+        """The template variant the live container runs, if any (for the failure message)."""
+        return next((variant.get("id") for variant in detail.get("variants") or []
+                     if variant.get("image") == image and variant.get("model") in values), None)
+
+    def update_body(self, current):
+        body = super(ContainerDeployment, self).update_body(current)
+        if self.params["spot"] is not None and self.params["spot"] != bool(current.get("is_spot")):
+            body["is_spot"] = self.params["spot"]
+        return body
+
+    def state_actions(self, status, created):
+        state = self.params["state"]
+        if state == "paused":
+            return [] if status == "paused" else ["pause"]
+        if status == "paused":
+            return ["resume"]  # present and restarted both bring a paused deployment back up
+        if state == "restarted" and not created:
+            return ["restart"]
+        return []
+
+
+def main():
+    argument_spec = deployment_argument_spec()
+    argument_spec.update(
+        state=dict(type="str", choices=["present", "absent", "paused", "restarted"], default="present"),
+        scaling=dict(type="dict", options=SCALING_OPTIONS),
+        spot=dict(type="bool", aliases=["is_spot"]),
+        template=dict(type="dict", options=TEMPLATE_OPTIONS),
+    )
+    argument_spec.update(WAIT_ARGUMENT_SPEC)
+    module = CloudComputeModule(
+        argument_spec=argument_spec,
+        mutually_exclusive=[("template", "containers"), ("template", "container_registry_settings")],
+    )
+    ContainerDeployment(module).run()
+
+
+if __name__ == "__main__":
+    main()
