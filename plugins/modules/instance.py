@@ -377,21 +377,25 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, pick_one
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
+    BROKEN,
+    GOING_AWAY,
+    SETTING_UP,
+    instance_named,
+    ssh_key_references,
+    startup_script_references,
+    volume_references,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
     normalize_tags,
     predicted_tags,
     tag_changes,
+    tag_inputs,
 )
 
-# Statuses on the way to running: no action is accepted until the instance gets there.
-SETTING_UP = ("new", "ordered", "validating", "provisioning")
-# Statuses of an instance that is being removed (deleted, hibernated or evicted).
-GOING_AWAY = ("deleting", "discontinued")
-# Statuses an instance does not leave by itself: waiting for another one is pointless.
-BROKEN = ("error", "installation_failed", "no_capacity", "notfound")
 POWER_STATUS = {"running": "running", "stopped": "offline"}
 SPOT_POLICIES = ["keep_detached", "move_to_trash", "delete_permanently"]
 CAPACITY_HINT = ("cloudcompute.cloud.availability_info lists the instance types with capacity per location "
@@ -406,11 +410,6 @@ IMMUTABLE = (
 )
 
 
-def tag_inputs(tags):
-    """Tags as the API's create requests take them: ``[{key, value}]``."""
-    return [{"key": key, "value": value} for key, value in sorted((tags or {}).items())]
-
-
 class Instance(Resource):
     key = "instance"
     path = "/instances"
@@ -421,22 +420,16 @@ class Instance(Resource):
     def __init__(self, module):
         super(Instance, self).__init__(module)
         self.desired_tags = None
-        self.ssh_key_references = References("SSH key", lambda: self.client.get("/ssh-keys"))
-        self.script_references = References("startup script", lambda: self.client.get_all_pages("/scripts"))
-        location = self.params["location_code"]
-        self.volume_references = References(
-            "volume", lambda: [volume for volume in self.client.get("/volumes") or []
-                               if location is None or volume.get("location") == location],
-            scope=" in %s" % location if location else "")
+        self.ssh_key_references = ssh_key_references(self.client)
+        self.script_references = startup_script_references(self.client)
+        self.volume_references = volume_references(self.client, self.params["location_code"])
 
     # ---------------------------------------------------------------------- lookups
 
     def find_by_name(self, name, exclude_id=None):
         # An instance being deleted keeps its hostname for a moment; a new one may already
         # carry it. The live one is the one meant.
-        matches = [item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id]
-        live = [item for item in matches if item.get("status") not in GOING_AWAY]
-        return pick_one(live, self.noun, name) or (matches[0] if matches else None)
+        return instance_named(self.list_named(name), name, exclude_id)
 
     # -------------------------------------------------------------------- validation
 
