@@ -122,6 +122,9 @@ options:
       - Power states of worker nodes, by worker hostname (or node id). Workers not listed are
         left alone. Needs the cluster provisioned, so the module waits for that first (also
         with O(wait=false)).
+      - The API names the workers (M(cloudcompute.cloud.cluster_info) shows them). A hostname
+        the cluster does not have fails before any node is powered; on a deploy, only once the
+        cluster is up, so check mode cannot tell.
     type: list
     elements: dict
     suboptions:
@@ -610,8 +613,8 @@ class Cluster(Resource):
         return self.wait_for(cluster["id"], reached, "the worker nodes of cluster %s to be %s"
                              % (cluster["id"], ", ".join(sorted(set(targets.values())))))
 
-    def ensure_present(self, cluster):
-        params = self.params
+    def ensure_present(self, current):
+        params, cluster = self.params, current
         if cluster is None:
             body, existing = self.deploy_request()
             if self.module.check_mode:
@@ -687,7 +690,8 @@ class Cluster(Resource):
         result["detached_volume_ids"] = [volume_id for volume_id in shared if volume_id not in deleted]
         return result
 
-    def ensure_absent(self, cluster):
+    def ensure_absent(self, current):
+        cluster = current
         if cluster is None:
             return self.removal_result(False, None, [])
         going_away = cluster.get("status") in GOING_AWAY
