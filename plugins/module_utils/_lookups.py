@@ -75,6 +75,18 @@ def instance_references(client, known=()):
     return References("instance", lambda: client.get("/instances"), name_field="hostname", known=known)
 
 
+def deployed_with(resource, ssh_keys, startup_script, ssh_key_refs, script_refs):
+    """What the deploy options ``ssh_keys`` and ``startup_script`` (names or ids) compare to on
+    a deployed instance or cluster, for ``refuse_differences``: ``{option: (desired, current)}``
+    for the options given (names cost one list per kind)."""
+    pairs = {}
+    if ssh_keys is not None:
+        pairs["ssh_keys"] = (sorted(ssh_key_refs.ids(ssh_keys)), sorted(resource.get("ssh_key_ids") or []))
+    if startup_script is not None:
+        pairs["startup_script"] = (script_refs.id(startup_script), resource.get("startup_script_id"))
+    return pairs
+
+
 # resource_type of the tag module -> (collection path, how a name picks one record)
 TAGGABLE = {
     "instance": ("/instances", instance_named),

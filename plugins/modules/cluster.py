@@ -336,6 +336,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import
     GOING_AWAY,
     SETTING_UP,
     cluster_named,
+    deployed_with,
     ssh_key_references,
     startup_script_references,
     volume_references,
@@ -346,7 +347,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, fetch_or_none, is_not_found
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, fetch_or_none, is_not_found, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
@@ -543,21 +544,19 @@ class Cluster(Resource):
 
     # ------------------------------------------------------------------- convergence
 
-    def immutable_differences(self, cluster):
-        """Options that differ from the live cluster although the API cannot change them."""
+    def refuse_immutable_changes(self, cluster):
+        """Fail naming the options that differ from the live cluster although the API cannot
+        change them."""
         params = self.params
-        desired = dict((option, (params[option], cluster.get(field))) for option, field in IMMUTABLE
-                       if params[option] is not None)
-        if "extension_settings" in desired and cluster.get("extension_settings") is None:
-            del desired["extension_settings"]  # not reported by the API: nothing to compare with
-        if params["id"] and params["hostname"] is not None:
-            desired["hostname"] = (params["hostname"], cluster.get("hostname"))
-        if params["ssh_keys"] is not None:
-            desired["ssh_keys"] = (sorted(self.ssh_key_references.ids(params["ssh_keys"])), sorted(cluster.get("ssh_key_ids") or []))
-        if params["startup_script"] is not None:
-            desired["startup_script"] = (self.script_references.id(params["startup_script"]), cluster.get("startup_script_id"))
-        return dict((option, {"desired": wanted, "current": current})
-                    for option, (wanted, current) in desired.items() if wanted != current)
+        pairs = dict((option, (params[option], cluster.get(field))) for option, field in IMMUTABLE
+                     if field != "extension_settings" or cluster.get(field) is not None)  # not reported: nothing to compare
+        if params["id"]:
+            pairs["hostname"] = (params["hostname"], cluster.get("hostname"))
+        pairs.update(deployed_with(cluster, params["ssh_keys"], params["startup_script"],
+                                   self.ssh_key_references, self.script_references))
+        refuse_differences("cluster %s (%s)" % (cluster.get("hostname"), cluster["id"]), pairs,
+                           "the API cannot modify them after the deploy. "
+                           "Leave them out, or discontinue the cluster (state=absent) and deploy it again.")
 
     def node_plan(self, cluster):
         """``[(node, action, status)]`` for the listed workers not in their state yet, checked
@@ -631,12 +630,7 @@ class Cluster(Resource):
                     cluster = self.power_nodes(cluster, node_plan)
             return self.result(True, None, cluster)
 
-        differing = self.immutable_differences(cluster)
-        if differing:
-            raise ModuleFailure(
-                "cannot change %s of existing cluster %s (%s): the API cannot modify them after the deploy. "
-                "Leave them out, or discontinue the cluster (state=absent) and deploy it again."
-                % (", ".join(sorted(differing)), cluster.get("hostname"), cluster["id"]), immutable=differing)
+        self.refuse_immutable_changes(cluster)
         to_add, to_remove = tag_changes(cluster, self.desired_tags, params["purge_tags"])
         status = cluster.get("status")
         if params["nodes"] and status not in PROVISIONED + SETTING_UP:

@@ -381,12 +381,13 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import
     BROKEN,
     GOING_AWAY,
     SETTING_UP,
+    deployed_with,
     instance_named,
     ssh_key_references,
     startup_script_references,
     volume_references,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
@@ -593,21 +594,19 @@ class Instance(Resource):
 
     # ------------------------------------------------------------------ convergence
 
-    def immutable_differences(self, instance):
-        """Options that differ from the live instance although the API cannot change them."""
+    def refuse_immutable_changes(self, instance):
+        """Fail naming the options that differ from the live instance although the API cannot
+        change them."""
         params = self.params
-        desired = dict((option, (params[option], instance.get(field))) for option, field in IMMUTABLE
-                       if params[option] is not None)
-        if params["id"] and params["hostname"] is not None:
-            desired["hostname"] = (params["hostname"], instance.get("hostname"))
-        if params["spot"] is not None:
-            desired["spot"] = (params["spot"], bool(instance.get("is_spot")))
-        if params["ssh_keys"] is not None:
-            desired["ssh_keys"] = (sorted(self.ssh_key_references.ids(params["ssh_keys"])), sorted(instance.get("ssh_key_ids") or []))
-        if params["startup_script"] is not None:
-            desired["startup_script"] = (self.script_references.id(params["startup_script"]), instance.get("startup_script_id"))
-        return dict((option, {"desired": wanted, "current": current})
-                    for option, (wanted, current) in desired.items() if wanted != current)
+        pairs = dict((option, (params[option], instance.get(field))) for option, field in IMMUTABLE)
+        if params["id"]:
+            pairs["hostname"] = (params["hostname"], instance.get("hostname"))
+        pairs["spot"] = (params["spot"], bool(instance.get("is_spot")))
+        pairs.update(deployed_with(instance, params["ssh_keys"], params["startup_script"],
+                                   self.ssh_key_references, self.script_references))
+        refuse_differences("instance %s (%s)" % (instance.get("hostname"), instance["id"]), pairs,
+                           "the API cannot modify them after the deploy. "
+                           "Leave them out, or delete the instance (state=absent) and deploy it again.")
 
     def power(self, instance, target):
         """Bring an existing instance to ``target`` status (running or offline); return it and
@@ -642,12 +641,7 @@ class Instance(Resource):
                 instance = self.power(instance, target)[0]
             return self.result(True, None, instance)
 
-        differing = self.immutable_differences(instance)
-        if differing:
-            raise ModuleFailure(
-                "cannot change %s of existing instance %s (%s): the API cannot modify them after the deploy. "
-                "Leave them out, or delete the instance (state=absent) and deploy it again."
-                % (", ".join(sorted(differing)), instance.get("hostname"), instance["id"]), immutable=differing)
+        self.refuse_immutable_changes(instance)
         to_add, to_remove = tag_changes(instance, self.desired_tags, self.params["purge_tags"])
         status = instance.get("status")
         if target and status in BROKEN:

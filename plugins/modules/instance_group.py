@@ -214,7 +214,7 @@ import copy
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import ssh_key_references, startup_script_references
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, refuse_differences
 
 CONFLICT_HINT = "Instance group names are unique among the project's groups: choose another name, or manage that group."
 
@@ -248,18 +248,19 @@ class InstanceGroup(Resource):
         current = current or {}
         return wanted["size"] != current.get("size") or (wanted.get("type") is not None and wanted["type"] != current.get("type"))
 
-    def immutable_differences(self, group):
+    def refuse_immutable_changes(self, group):
+        """Fail naming the options that differ from the group although the API cannot change them."""
         params, template = self.params, template_of(group)
-        desired = {}
-        for option, current in (("instance_type", group.get("instance_type")), ("location_code", group.get("location_code"))):
-            if params[option] is not None and params[option] != current:
-                desired[option] = (params[option], current)
-        if self.template.get("image") is not None and self.template["image"] != template.get("image"):
-            desired["template.image"] = (self.template["image"], template.get("image"))
+        pairs = {
+            "instance_type": (params["instance_type"], group.get("instance_type")),
+            "location_code": (params["location_code"], group.get("location_code")),
+            "template.image": (self.template.get("image"), template.get("image")),
+        }
         if self.os_volume_differs(template.get("os_volume")):
             given = dict((key, value) for key, value in self.template["os_volume"].items() if value is not None)
-            desired["template.os_volume"] = (given, template.get("os_volume"))
-        return dict((option, {"desired": wanted, "current": current}) for option, (wanted, current) in desired.items())
+            pairs["template.os_volume"] = (given, template.get("os_volume"))
+        refuse_differences("instance group %s (%s)" % (group.get("name"), group["id"]), pairs,
+                           "the API cannot; delete the group and create it again")
 
     def desired_ssh_key_ids(self):
         keys = self.template.get("ssh_keys")
@@ -371,11 +372,7 @@ class InstanceGroup(Resource):
             if self.module.check_mode:
                 return self.result(True, None, self.predicted_create(body))
             return self.result(True, None, self.send("POST", self.path, body))
-        differing = self.immutable_differences(current)
-        if differing:
-            raise ModuleFailure("cannot change %s of existing instance group %s (%s): the API cannot; delete the group "
-                                "and create it again" % (", ".join(sorted(differing)), current.get("name"), current["id"]),
-                                immutable=differing)
+        self.refuse_immutable_changes(current)
         body = self.patch(current)
         if not body:
             return self.result(False, current, current)

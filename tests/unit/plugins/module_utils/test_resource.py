@@ -3,7 +3,7 @@
 import pytest
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     matches_tag_filter,
     normalize_tag_filter,
@@ -89,3 +89,13 @@ def test_tags_to_remove_by_key_or_by_key_and_value():
     selection = normalize_tags({"Team": None, "pinned": "", "owner": "bob", "absent": None}, any_value=True)
     assert selection == {"team": None, "pinned": "", "owner": "bob", "absent": None}
     assert [tag["id"] for tag in tags_to_remove(resource, selection)] == ["1", "2"]
+
+
+def test_only_given_options_that_differ_are_refused_and_all_are_named():
+    refuse_differences("thing t1", {"size": (None, 10), "type": ("HDD", "HDD")}, "advice")
+    with pytest.raises(ModuleFailure) as failure:
+        refuse_differences("thing t1", {"type": ("HDD", "NVMe"), "location_code": ("FIN-02", "FIN-01"), "size": (None, 1)},
+                           "make a new one.")
+    assert failure.value.msg == "cannot change location_code, type of existing thing t1: make a new one."
+    assert failure.value.result["immutable"] == {"type": {"desired": "HDD", "current": "NVMe"},
+                                                 "location_code": {"desired": "FIN-02", "current": "FIN-01"}}
