@@ -91,6 +91,18 @@ def fetch_or_none(client, path):
         raise
 
 
+def refuse_differences(what, pairs, advice):
+    """Fail naming every option whose desired value differs from the resource's although the API
+    cannot change it, before any change is made. ``pairs`` maps an option to ``(desired,
+    current)``; a desired value of None (option not given) never differs. The result carries
+    both values of each under ``immutable``."""
+    differing = dict((option, {"desired": desired, "current": current})
+                     for option, (desired, current) in pairs.items() if desired is not None and desired != current)
+    if differing:
+        raise ModuleFailure("cannot change %s of existing %s: %s" % (", ".join(sorted(differing)), what, advice),
+                            immutable=differing)
+
+
 class References:
     """Ids of one kind of resource for references given by id or by name, as every module
     accepts names wherever the API wants an id.

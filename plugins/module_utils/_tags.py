@@ -21,29 +21,35 @@ MAX_KEY_LENGTH = 63
 MAX_VALUE_LENGTH = 127
 
 
-def normalize_tags(tags):
+def normalize_tags(tags, any_value=False):
     """User tags (dict, or list of ``{key, value}``) as the API will store them: ``{key: value}``
     with lowercase keys and ``""`` for freeform tags. Raises ModuleFailure on what the API
-    would refuse, so no call is made for it."""
+    would refuse, so no call is made for it.
+
+    ``any_value`` is for tags to remove: a missing or null value then stays None, meaning "this
+    key, whatever its value" (as in the ``_info`` filters), while ``""`` means a freeform tag."""
     if tags is None:
         return None
     if isinstance(tags, dict):
         pairs = list(tags.items())
-    else:
+    elif isinstance(tags, list):
         pairs = []
         for tag in tags:
             if not isinstance(tag, dict) or "key" not in tag:
                 raise ModuleFailure("each tag must be a dict with a key (and an optional value), got %r" % (tag,))
             pairs.append((tag["key"], tag.get("value")))
+    else:
+        raise ModuleFailure("tags must be a dictionary of key to value or a list of {key, value}, got %r" % (tags,))
     normalized = {}
     for key, value in pairs:
         key = str(key).strip().lower()
-        value = "" if value is None else str(value)
+        if value is not None or not any_value:
+            value = "" if value is None else str(value)
         if not key:
             raise ModuleFailure("tag keys must not be empty")
         if len(key) > MAX_KEY_LENGTH:
             raise ModuleFailure("tag key %r is longer than %d characters" % (key, MAX_KEY_LENGTH))
-        if len(value) > MAX_VALUE_LENGTH:
+        if value is not None and len(value) > MAX_VALUE_LENGTH:
             raise ModuleFailure("the value of tag %r is longer than %d characters" % (key, MAX_VALUE_LENGTH))
         if key in normalized and normalized[key] != value:
             raise ModuleFailure("tag key %r is given twice with different values (keys are not case-sensitive)" % key)
@@ -51,6 +57,11 @@ def normalize_tags(tags):
     if len(normalized) > MAX_TAGS:
         raise ModuleFailure("at most %d tags are allowed per resource, got %d" % (MAX_TAGS, len(normalized)))
     return normalized
+
+
+def tag_inputs(tags):
+    """``{key: value}`` tags as the API's create requests take them: ``[{key, value}]``."""
+    return [{"key": key, "value": value} for key, value in sorted((tags or {}).items())]
 
 
 def current_tags(resource):
@@ -75,6 +86,13 @@ def tag_changes(resource, desired, purge):
         raise ModuleFailure("the resource would carry %d tags, more than the %d allowed; remove some or use purge_tags"
                             % (remaining, MAX_TAGS))
     return to_add, to_remove
+
+
+def tags_to_remove(resource, selection):
+    """The resource's tag records that ``selection`` (``normalize_tags(..., any_value=True)``)
+    names: a key with a None value whatever its value, otherwise only with that value."""
+    return [tag for tag in resource.get("tags") or [] if tag["key"] in selection
+            and selection[tag["key"]] in (None, tag.get("value") or "")]
 
 
 def predicted_tags(resource, to_add, to_remove):

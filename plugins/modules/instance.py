@@ -377,21 +377,26 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, pick_one
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
+    BROKEN,
+    GOING_AWAY,
+    SETTING_UP,
+    deployed_with,
+    instance_named,
+    ssh_key_references,
+    startup_script_references,
+    volume_references,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
     normalize_tags,
     predicted_tags,
     tag_changes,
+    tag_inputs,
 )
 
-# Statuses on the way to running: no action is accepted until the instance gets there.
-SETTING_UP = ("new", "ordered", "validating", "provisioning")
-# Statuses of an instance that is being removed (deleted, hibernated or evicted).
-GOING_AWAY = ("deleting", "discontinued")
-# Statuses an instance does not leave by itself: waiting for another one is pointless.
-BROKEN = ("error", "installation_failed", "no_capacity", "notfound")
 POWER_STATUS = {"running": "running", "stopped": "offline"}
 SPOT_POLICIES = ["keep_detached", "move_to_trash", "delete_permanently"]
 CAPACITY_HINT = ("cloudcompute.cloud.availability_info lists the instance types with capacity per location "
@@ -406,11 +411,6 @@ IMMUTABLE = (
 )
 
 
-def tag_inputs(tags):
-    """Tags as the API's create requests take them: ``[{key, value}]``."""
-    return [{"key": key, "value": value} for key, value in sorted((tags or {}).items())]
-
-
 class Instance(Resource):
     key = "instance"
     path = "/instances"
@@ -421,22 +421,16 @@ class Instance(Resource):
     def __init__(self, module):
         super(Instance, self).__init__(module)
         self.desired_tags = None
-        self.ssh_key_references = References("SSH key", lambda: self.client.get("/ssh-keys"))
-        self.script_references = References("startup script", lambda: self.client.get_all_pages("/scripts"))
-        location = self.params["location_code"]
-        self.volume_references = References(
-            "volume", lambda: [volume for volume in self.client.get("/volumes") or []
-                               if location is None or volume.get("location") == location],
-            scope=" in %s" % location if location else "")
+        self.ssh_key_references = ssh_key_references(self.client)
+        self.script_references = startup_script_references(self.client)
+        self.volume_references = volume_references(self.client, self.params["location_code"])
 
     # ---------------------------------------------------------------------- lookups
 
     def find_by_name(self, name, exclude_id=None):
         # An instance being deleted keeps its hostname for a moment; a new one may already
         # carry it. The live one is the one meant.
-        matches = [item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id]
-        live = [item for item in matches if item.get("status") not in GOING_AWAY]
-        return pick_one(live, self.noun, name) or (matches[0] if matches else None)
+        return instance_named(self.list_named(name), name, exclude_id)
 
     # -------------------------------------------------------------------- validation
 
@@ -600,21 +594,19 @@ class Instance(Resource):
 
     # ------------------------------------------------------------------ convergence
 
-    def immutable_differences(self, instance):
-        """Options that differ from the live instance although the API cannot change them."""
+    def refuse_immutable_changes(self, instance):
+        """Fail naming the options that differ from the live instance although the API cannot
+        change them."""
         params = self.params
-        desired = dict((option, (params[option], instance.get(field))) for option, field in IMMUTABLE
-                       if params[option] is not None)
-        if params["id"] and params["hostname"] is not None:
-            desired["hostname"] = (params["hostname"], instance.get("hostname"))
-        if params["spot"] is not None:
-            desired["spot"] = (params["spot"], bool(instance.get("is_spot")))
-        if params["ssh_keys"] is not None:
-            desired["ssh_keys"] = (sorted(self.ssh_key_references.ids(params["ssh_keys"])), sorted(instance.get("ssh_key_ids") or []))
-        if params["startup_script"] is not None:
-            desired["startup_script"] = (self.script_references.id(params["startup_script"]), instance.get("startup_script_id"))
-        return dict((option, {"desired": wanted, "current": current})
-                    for option, (wanted, current) in desired.items() if wanted != current)
+        pairs = dict((option, (params[option], instance.get(field))) for option, field in IMMUTABLE)
+        if params["id"]:
+            pairs["hostname"] = (params["hostname"], instance.get("hostname"))
+        pairs["spot"] = (params["spot"], bool(instance.get("is_spot")))
+        pairs.update(deployed_with(instance, params["ssh_keys"], params["startup_script"],
+                                   self.ssh_key_references, self.script_references))
+        refuse_differences("instance %s (%s)" % (instance.get("hostname"), instance["id"]), pairs,
+                           "the API cannot modify them after the deploy. "
+                           "Leave them out, or delete the instance (state=absent) and deploy it again.")
 
     def power(self, instance, target):
         """Bring an existing instance to ``target`` status (running or offline); return it and
@@ -649,12 +641,7 @@ class Instance(Resource):
                 instance = self.power(instance, target)[0]
             return self.result(True, None, instance)
 
-        differing = self.immutable_differences(instance)
-        if differing:
-            raise ModuleFailure(
-                "cannot change %s of existing instance %s (%s): the API cannot modify them after the deploy. "
-                "Leave them out, or delete the instance (state=absent) and deploy it again."
-                % (", ".join(sorted(differing)), instance.get("hostname"), instance["id"]), immutable=differing)
+        self.refuse_immutable_changes(instance)
         to_add, to_remove = tag_changes(instance, self.desired_tags, self.params["purge_tags"])
         status = instance.get("status")
         if target and status in BROKEN:

@@ -244,13 +244,15 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, is_not_found, pick_one
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import instance_references, volume_named
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, is_not_found
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
     normalize_tags,
     predicted_tags,
     tag_changes,
+    tag_inputs,
 )
 
 # Volume types that several instances can mount at once (shared file systems).
@@ -306,11 +308,6 @@ class Volume(Resource):
             self._active = self.client.get(self.path) or []
         return self._active
 
-    def named(self, volumes, name, location):
-        matches = [volume for volume in volumes
-                   if volume.get("name") == name and (location is None or volume.get("location") == location)]
-        return pick_one(matches, self.noun, name)
-
     def clone_source(self):
         return References("volume", self.active_volumes).record(self.params["clone_from"])
 
@@ -322,15 +319,15 @@ class Volume(Resource):
                 raise ModuleFailure("volume %s does not exist" % self.params["id"])
             return found
         name, location = self.params["name"], self.params["location_code"]
-        found = self.named(self.active_volumes(), name, location)
+        found = volume_named(self.active_volumes(), name, location)
         # The trash is read only when the state needs it: a restore, or a permanent delete.
         if found is None and (state == "restored" or (state == "absent" and self.params["permanent"])):
-            found = self.named(self.client.get(self.path + "/trash") or [], name, location)
+            found = volume_named(self.client.get(self.path + "/trash") or [], name, location)
         return found
 
     def find_created(self, name, location):
         """The volume a create whose response was lost made, if it made one (a fresh list)."""
-        return self.named(self.client.get(self.path) or [], name, location)
+        return volume_named(self.client.get(self.path) or [], name, location)
 
     def validate(self):
         if self.params["size"] is not None and self.params["size"] < 1:
@@ -348,7 +345,7 @@ class Volume(Resource):
             return [], []
         current = volume.get("instances") or []
         # hostnames or ids of instances already attached resolve without a call
-        references = References("instance", lambda: self.client.get("/instances"), name_field="hostname", known=current)
+        references = instance_references(self.client, known=current)
         desired = []
         for reference in wanted:
             record = references.record(reference)
@@ -506,7 +503,7 @@ class Volume(Resource):
         if to_attach:
             body["instance_ids"] = [record["id"] for record in to_attach]
         if self.desired_tags:
-            body["tags"] = [{"key": key, "value": value} for key, value in sorted(self.desired_tags.items())]
+            body["tags"] = tag_inputs(self.desired_tags)
         try:
             volume_id = self.client.create(self.path, body,
                                            find_existing=lambda: self.find_created(params["name"], params["location_code"]))

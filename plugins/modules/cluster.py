@@ -1,0 +1,770 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: cluster
+short_description: Deploy, tag, power and discontinue Cloud Compute GPU clusters
+version_added: 0.1.0
+description:
+  - Deploy a multi-node GPU cluster (a jump host and worker nodes sharing a file system mounted
+    at C(/home)) with every option of the API, wait until its jump host has an address and its
+    workers are up, converge its tags and the power state of its worker nodes, and discontinue
+    it.
+  - A cluster is identified by O(id), else by O(hostname).
+  - The API cannot change a cluster after it is deployed, except its tags and the power state
+    of its nodes. When O(cluster_type), O(image), O(location_code), O(description),
+    O(contract), O(extension_settings), O(ssh_keys), O(startup_script) or (by O(id))
+    O(hostname) differ from the live cluster, the module fails naming them, before any change;
+    it never discontinues and re-deploys a cluster by itself.
+  - O(shared_volume) and O(existing_volumes) only shape the deployment; afterwards the shared
+    volumes are managed with M(cloudcompute.cloud.volume) (they can be renamed and grown, not
+    detached, while the cluster exists).
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - cloudcompute.cloud.wait
+  - cloudcompute.cloud.tags
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  id:
+    description:
+      - Id of the cluster. Takes precedence over O(hostname) for finding it. An id that does
+        not exist fails (nothing is deployed under it), except for O(state=absent).
+    type: str
+  hostname:
+    description:
+      - Hostname of the cluster (its jump host); required to deploy one. Worker nodes get
+        hostnames of their own, chosen by the API.
+    type: str
+    aliases: [name]
+  cluster_type:
+    description:
+      - Cluster type code, for example V(16H100) (M(cloudcompute.cloud.cluster_type_info) lists
+        them). Required to deploy.
+    type: str
+  image:
+    description:
+      - Cluster image type, for example V(ubuntu-24.04-cuda-12.8-cluster)
+        (M(cloudcompute.cloud.image_info) with O(cloudcompute.cloud.image_info#module:kind=cluster)
+        lists them). Required to deploy.
+    type: str
+  location_code:
+    description:
+      - Location to deploy in, for example V(FIN-01). Required to deploy.
+    type: str
+    aliases: [location]
+  description:
+    description:
+      - Free text description.
+    type: str
+  contract:
+    description:
+      - Contract type. The API currently deploys clusters with V(PAY_AS_YOU_GO) only (its
+        default) and refuses V(LONG_TERM).
+    type: str
+    choices: [PAY_AS_YOU_GO, LONG_TERM]
+  extension_settings:
+    description:
+      - What happens when the contract period ends (V(auto_renew), V(pay_as_you_go) or
+        V(end_contract)). Without it the API picks. The deprecated C(auto_rental_extension) and
+        C(turn_to_pay_as_you_go) flags of the API are not offered; this option replaces them.
+    type: str
+    choices: [auto_renew, pay_as_you_go, end_contract]
+  shared_volume:
+    description:
+      - The new shared file system mounted at C(/home) on every node. Required to deploy.
+    type: dict
+    suboptions:
+      name:
+        description: Name of the shared volume.
+        type: str
+        required: true
+      size:
+        description: Size in GB.
+        type: int
+        required: true
+  existing_volumes:
+    description:
+      - Names or ids of detached shared file systems (for example those a discontinued cluster
+        left behind), in O(location_code), to mount on the new cluster as well.
+    type: list
+    elements: str
+  ssh_keys:
+    description:
+      - Names or ids of the SSH keys installed on the jump host. The API needs at least one to
+        deploy.
+    type: list
+    elements: str
+  startup_script:
+    description:
+      - Name or id of the startup script to run on first boot.
+    type: str
+  nodes:
+    description:
+      - Power states of worker nodes, by worker hostname (or node id). Workers not listed are
+        left alone. Needs the cluster provisioned, so the module waits for that first (also
+        with O(wait=false)).
+      - The API names the workers (M(cloudcompute.cloud.cluster_info) shows them). A hostname
+        the cluster does not have fails before any node is powered; on a deploy, only once the
+        cluster is up, so check mode cannot tell.
+    type: list
+    elements: dict
+    suboptions:
+      hostname:
+        description: Hostname (or id) of a worker node of the cluster.
+        type: str
+        required: true
+        aliases: [name]
+      state:
+        description:
+          - V(running) boots the node when it is shut down; V(stopped) shuts it down.
+        type: str
+        choices: [running, stopped]
+        default: running
+      force:
+        description:
+          - With O(nodes[].state=stopped), shut the node down by force instead of asking its
+            OS to shut down.
+        type: bool
+        default: false
+  state:
+    description:
+      - V(present) deploys the cluster when it does not exist, and converges the tags and
+        O(nodes) of an existing one.
+      - V(absent) discontinues the cluster. Its local storage is deleted; its shared volumes
+        are detached and kept (and charged) unless O(delete_shared_volumes=true).
+    type: str
+    choices: [present, absent]
+    default: present
+  delete_shared_volumes:
+    description:
+      - With O(state=absent), delete the cluster's shared volumes too, once the cluster is
+        gone (so the module waits for that, also with O(wait=false)). They go to the trash,
+        restorable for 96 hours, unless O(delete_permanently=true).
+    type: bool
+    default: false
+  delete_permanently:
+    description:
+      - With O(delete_shared_volumes=true), delete the shared volumes for good instead of
+        moving them to the trash.
+    type: bool
+    default: false
+notes:
+  - O(wait) waits until the cluster is V(running) with its jump host address and its worker
+    nodes (after a deploy), until the worker nodes of O(nodes) reach their state, or until the
+    cluster is gone (O(state=absent)), all within the one O(wait_timeout).
+  - The diff shows the workers of O(nodes) only, and O(extension_settings) only when it is given;
+    the API chooses worker hostnames and the default extension settings, so check mode could
+    not predict them.
+  - A deploy the API answers with 503 (no capacity for the cluster type in the location) fails
+    at once with the API's message; M(cloudcompute.cloud.availability_info) with
+    O(cloudcompute.cloud.availability_info#module:kind=cluster) shows where there is capacity.
+  - "API calls: a run that changes nothing costs one read (by id) or one list (by hostname), and
+    one more list for each of O(ssh_keys) and O(startup_script) given by name rather than id."
+seealso:
+  - module: cloudcompute.cloud.cluster_info
+  - module: cloudcompute.cloud.cluster_type_info
+  - module: cloudcompute.cloud.volume
+  - module: cloudcompute.cloud.tag
+"""
+
+EXAMPLES = r"""
+- name: A 16 x H100 cluster with a 2 TB shared /home
+  cloudcompute.cloud.cluster:
+    hostname: hpc-1
+    cluster_type: 16H100
+    image: ubuntu-24.04-cuda-12.8-cluster
+    location_code: FIN-01
+    shared_volume:
+      name: hpc-1-home
+      size: 2000
+    ssh_keys: [alice-laptop, ci]
+    startup_script: slurm-accounts
+    extension_settings: pay_as_you_go
+    tags:
+      project: llm
+  register: hpc
+
+- name: Where to log in, and the workers behind the jump host
+  ansible.builtin.debug:
+    msg: "ssh root@{{ hpc.cluster.ip }}; workers {{ hpc.cluster.worker_nodes | map(attribute='hostname') | list }}"
+
+- name: Shut one worker down, and make sure the other one runs
+  cloudcompute.cloud.cluster:
+    hostname: hpc-1
+    nodes:
+      - hostname: hpc-1-worker-1
+        state: stopped
+      - hostname: hpc-1-worker-2
+        state: running
+
+- name: A second cluster that also mounts the first one's datasets volume
+  cloudcompute.cloud.cluster:
+    hostname: hpc-2
+    cluster_type: 16H100
+    image: ubuntu-24.04-cuda-12.8-cluster
+    location_code: FIN-01
+    shared_volume: {name: hpc-2-home, size: 500}
+    existing_volumes: [datasets]
+    ssh_keys: [ci]
+
+- name: Discontinue it; its shared volumes are kept, detached
+  cloudcompute.cloud.cluster:
+    hostname: hpc-2
+    state: absent
+  register: gone
+
+- name: Which volumes were kept
+  ansible.builtin.debug:
+    var: gone.detached_volume_ids
+
+- name: Discontinue the first one and delete its shared volumes for good
+  cloudcompute.cloud.cluster:
+    hostname: hpc-1
+    state: absent
+    delete_shared_volumes: true
+    delete_permanently: true
+"""
+
+RETURN = r"""
+cluster:
+  description:
+    - The cluster as the API returns it (after waiting, when waiting); empty after
+      O(state=absent).
+    - In check mode, the cluster as the run would leave it (id null when not deployed yet).
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: Id of the cluster.
+      type: str
+      sample: 0b6f5d8e-8a51-4d0c-9a7e-1f2e3d4c5b6a
+    hostname:
+      description: Hostname of the cluster (its jump host).
+      type: str
+      sample: hpc-1
+    status:
+      description: Status, for example V(running) or V(provisioning).
+      type: str
+      sample: running
+    cluster_type:
+      description: Cluster type code.
+      type: str
+      sample: 16H100
+    image:
+      description: Cluster image type.
+      type: str
+      sample: ubuntu-24.04-cuda-12.8-cluster
+    location:
+      description: Location code.
+      type: str
+      sample: FIN-01
+    ip:
+      description: Address of the jump host; null until the cluster is running.
+      type: str
+      sample: 192.0.2.20
+    description:
+      description: Description (empty when none was given).
+      type: str
+    contract:
+      description: Contract type.
+      type: str
+      sample: PAY_AS_YOU_GO
+    extension_settings:
+      description: What happens when the contract period ends.
+      type: str
+      sample: pay_as_you_go
+    price_per_hour:
+      description: Price per hour of the whole cluster.
+      type: float
+    ssh_key_ids:
+      description: Ids of the SSH keys of the jump host.
+      type: list
+      elements: str
+    startup_script_id:
+      description: Id of its startup script, or null.
+      type: str
+    shared_volumes:
+      description: Its shared volumes (id, name, mount_point, size_in_gigabytes); one is mounted at C(/home).
+      type: list
+      elements: dict
+    worker_nodes:
+      description:
+        - Its worker nodes (id, hostname, public_ip, private_ip, status); empty until the
+          cluster is running. Workers are reached from the jump host by ssh to their hostname.
+      type: list
+      elements: dict
+    tags:
+      description: Tags (id, key, value).
+      type: list
+      elements: dict
+deleted_volume_ids:
+  description: Ids of the shared volumes deleted with the cluster (or, in check mode, that would be).
+  returned: when O(state=absent)
+  type: list
+  elements: str
+detached_volume_ids:
+  description: Ids of the shared volumes the discontinued cluster left detached; they are kept and charged.
+  returned: when O(state=absent)
+  type: list
+  elements: str
+"""
+
+import copy
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
+    BROKEN,
+    GOING_AWAY,
+    SETTING_UP,
+    cluster_named,
+    deployed_with,
+    ssh_key_references,
+    startup_script_references,
+    volume_references,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    TAGS_ARGUMENT_SPEC,
+    WAIT_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, fetch_or_none, is_not_found, refuse_differences
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    apply_tag_changes,
+    current_tags,
+    normalize_tags,
+    predicted_tags,
+    tag_changes,
+    tag_inputs,
+)
+
+# The statuses of a provisioned cluster: its jump host has an address and its workers exist.
+PROVISIONED = ("running", "offline")
+NODE_STATUS = {"running": "running", "stopped": "offline"}
+CAPACITY_HINT = ("cloudcompute.cloud.availability_info with kind=cluster lists the cluster types with capacity "
+                 "per location: choose another location or cluster type, or retry later.")
+# Options the API cannot change after a deploy: (option, cluster field).
+IMMUTABLE = (
+    ("cluster_type", "cluster_type"),
+    ("image", "image"),
+    ("location_code", "location"),
+    ("description", "description"),
+    ("contract", "contract"),
+    ("extension_settings", "extension_settings"),
+)
+
+
+def is_up(cluster):
+    """Running, with the jump host's address and the workers: what a finished deploy has."""
+    return (cluster is not None and cluster.get("status") == "running" and bool(cluster.get("ip"))
+            and bool(cluster.get("worker_nodes")))
+
+
+class Cluster(Resource):
+    key = "cluster"
+    path = "/clusters"
+    name_field = "hostname"
+    name_option = "hostname"
+
+    def __init__(self, module):
+        super(Cluster, self).__init__(module)
+        self.desired_tags = None
+        self.ssh_key_references = ssh_key_references(self.client)
+        self.script_references = startup_script_references(self.client)
+        self.volume_references = volume_references(self.client, self.params["location_code"])
+
+    def find_by_name(self, name, exclude_id=None):
+        # a discontinued cluster keeps its hostname for a moment; a new one may already carry it
+        return cluster_named(self.list_named(name), name, exclude_id)
+
+    def validate(self):
+        params = self.params
+        self.desired_tags = normalize_tags(params["tags"])
+        if params["shared_volume"] and params["shared_volume"]["size"] < 1:
+            raise ModuleFailure("shared_volume: size must be at least 1 GB")
+        nodes = params["nodes"] or []
+        seen = set()
+        for node in nodes:
+            if node["force"] and node["state"] != "stopped":
+                raise ModuleFailure("nodes: force only applies to state=stopped (node %s)" % node["hostname"])
+            if node["hostname"] in seen:
+                raise ModuleFailure("nodes: node %s is listed more than once" % node["hostname"])
+            seen.add(node["hostname"])
+        if params["state"] == "absent" and nodes:
+            raise ModuleFailure("nodes only applies to state=present")
+        if params["state"] != "absent" and params["delete_shared_volumes"]:
+            raise ModuleFailure("delete_shared_volumes only applies to state=absent")
+        if params["delete_permanently"] and not params["delete_shared_volumes"]:
+            raise ModuleFailure("delete_permanently only applies with delete_shared_volumes=true")
+
+    # ----------------------------------------------------------------------- waiting
+
+    def wait_for(self, cluster_id, done, description):
+        def failed(cluster):
+            if cluster is None:
+                return "the cluster disappeared"
+            if cluster.get("status") in BROKEN:
+                return "the cluster is %s" % cluster["status"]
+            if cluster.get("status") in GOING_AWAY:
+                return "the cluster is being removed (status %s)" % cluster["status"]
+            return None
+
+        return self.budget.until(lambda: self.fetch(cluster_id), done, description, failed=failed,
+                                 describe=lambda cluster: cluster and cluster.get("status"))
+
+    def wait_up(self, cluster_id):
+        return self.wait_for(cluster_id, is_up, "cluster %s to be running with its jump host and workers" % cluster_id)
+
+    def wait_gone(self, cluster_id):
+        self.budget.until(lambda: self.fetch(cluster_id), lambda current: current is None,
+                          "cluster %s to be removed" % cluster_id,
+                          describe=lambda cluster: cluster and cluster.get("status"))
+
+    # ------------------------------------------------------------------------ view
+
+    def managed_nodes(self, cluster):
+        """``{hostname: status}`` of the workers ``nodes`` names (hostname or id) that exist."""
+        wanted = [node["hostname"] for node in self.params["nodes"] or []]
+        return dict((node.get("hostname"), node.get("status")) for node in (cluster or {}).get("worker_nodes") or []
+                    if node.get("hostname") in wanted or node.get("id") in wanted)
+
+    def view(self, resource):
+        if not resource:
+            return {}
+        shown = {
+            "id": resource.get("id"),
+            "hostname": resource.get("hostname"),
+            "cluster_type": resource.get("cluster_type"),
+            "image": resource.get("image"),
+            "location": resource.get("location"),
+            "description": resource.get("description"),
+            "contract": resource.get("contract"),
+            "ssh_key_ids": sorted(resource.get("ssh_key_ids") or []),
+            "startup_script_id": resource.get("startup_script_id"),
+            "shared_volumes": sorted(({"name": volume.get("name"), "size_in_gigabytes": volume.get("size_in_gigabytes")}
+                                      for volume in resource.get("shared_volumes") or []),
+                                     key=lambda volume: (str(volume["name"]), str(volume["size_in_gigabytes"]))),
+            "tags": current_tags(resource),
+        }
+        # the API picks a default the module cannot know, so it is shown only when asked for
+        if self.params["extension_settings"] is not None:
+            shown["extension_settings"] = resource.get("extension_settings")
+        if self.params["nodes"]:
+            shown["nodes"] = self.managed_nodes(resource)
+        return shown
+
+    # ------------------------------------------------------------------------ deploy
+
+    def deploy_request(self):
+        """The body of POST /clusters with every name resolved to an id, and the existing
+        volumes it mounts (records, for the prediction)."""
+        params = self.params
+        missing = [option for option in ("cluster_type", "image", "location_code", "shared_volume") if not params[option]]
+        if missing:
+            raise ModuleFailure("cluster %r does not exist; to deploy it, give %s" % (params["hostname"], ", ".join(missing)))
+        body = {
+            "hostname": params["hostname"],
+            "cluster_type": params["cluster_type"],
+            "image": params["image"],
+            "location_code": params["location_code"],
+            "shared_volume": {"name": params["shared_volume"]["name"], "size": params["shared_volume"]["size"]},
+        }
+        for option in ("description", "contract", "extension_settings"):
+            if params[option] is not None:
+                body[option] = params[option]
+        if params["ssh_keys"]:
+            body["ssh_key_ids"] = self.ssh_key_references.ids(params["ssh_keys"])
+        if params["startup_script"]:
+            body["startup_script_id"] = self.script_references.id(params["startup_script"])
+        existing = []
+        for reference in params["existing_volumes"] or []:
+            volume = self.volume_references.record(reference)
+            if volume["id"] not in [item["id"] for item in existing]:
+                existing.append(volume)
+        if existing:
+            body["existing_volumes"] = [{"id": volume["id"]} for volume in existing]
+        if self.desired_tags:
+            body["tags"] = tag_inputs(self.desired_tags)
+        return body, existing
+
+    def predicted_deploy(self, body, existing):
+        shared = [{"id": None, "name": body["shared_volume"]["name"], "mount_point": "/home",
+                   "size_in_gigabytes": body["shared_volume"]["size"]}]
+        shared.extend({"id": volume["id"], "name": volume.get("name"), "size_in_gigabytes": volume.get("size")}
+                      for volume in existing)
+        return {
+            "id": None,
+            "hostname": body["hostname"],
+            "status": "running",
+            "cluster_type": body["cluster_type"],
+            "image": body["image"],
+            "location": body["location_code"],
+            "description": body.get("description", ""),
+            "contract": body.get("contract", "PAY_AS_YOU_GO"),
+            "extension_settings": body.get("extension_settings"),
+            "ip": None,
+            "ssh_key_ids": body.get("ssh_key_ids", []),
+            "startup_script_id": body.get("startup_script_id"),
+            "shared_volumes": shared,
+            # the API names the workers; those the task names end up in their state
+            "worker_nodes": [{"id": None, "hostname": node["hostname"], "status": NODE_STATUS[node["state"]]}
+                             for node in self.params["nodes"] or []],
+            "tags": predicted_tags({}, self.desired_tags or {}, []),
+        }
+
+    def deploy(self, body):
+        try:
+            # a 503 here means no capacity: an answer to report, not an outage to retry
+            return self.client.create(self.path, body, find_existing=lambda: self.find_by_name(body["hostname"]),
+                                      retry_unavailable=False)
+        except ApiError as error:
+            if error.status == 503:
+                raise error.with_hint("No capacity for cluster type %s in %s: %s"
+                                      % (body["cluster_type"], body["location_code"], CAPACITY_HINT))
+            raise
+
+    # ------------------------------------------------------------------- convergence
+
+    def refuse_immutable_changes(self, cluster):
+        """Fail naming the options that differ from the live cluster although the API cannot
+        change them."""
+        params = self.params
+        pairs = dict((option, (params[option], cluster.get(field))) for option, field in IMMUTABLE
+                     if field != "extension_settings" or cluster.get(field) is not None)  # not reported: nothing to compare
+        if params["id"]:
+            pairs["hostname"] = (params["hostname"], cluster.get("hostname"))
+        pairs.update(deployed_with(cluster, params["ssh_keys"], params["startup_script"],
+                                   self.ssh_key_references, self.script_references))
+        refuse_differences("cluster %s (%s)" % (cluster.get("hostname"), cluster["id"]), pairs,
+                           "the API cannot modify them after the deploy. "
+                           "Leave them out, or discontinue the cluster (state=absent) and deploy it again.")
+
+    def node_plan(self, cluster):
+        """``[(node, action, status)]`` for the listed workers not in their state yet, checked
+        before any change: every worker must exist and be able to get there."""
+        workers = cluster.get("worker_nodes") or []
+        plan = []
+        for spec in self.params["nodes"] or []:
+            matches = [node for node in workers if spec["hostname"] in (node.get("id"), node.get("hostname"))]
+            if not matches:
+                raise ModuleFailure("cluster %s has no worker node %r (its workers: %s)"
+                                    % (cluster.get("hostname"), spec["hostname"],
+                                       ", ".join(sorted(node.get("hostname") for node in workers)) or "none yet"))
+            node = matches[0]
+            target = NODE_STATUS[spec["state"]]
+            status = node.get("status")
+            if status == target:
+                continue
+            source = "offline" if target == "running" else "running"
+            if status != source:
+                raise ModuleFailure("worker node %s of cluster %s is %s; it can only be %s when %s"
+                                    % (node.get("hostname"), cluster.get("hostname"), status,
+                                       "booted" if target == "running" else "shut down", source))
+            action = "boot" if target == "running" else ("force_shutdown" if spec["force"] else "shutdown")
+            plan.append((node, action, target))
+        return plan
+
+    def predicted(self, cluster, to_add, to_remove, node_plan):
+        after = copy.deepcopy(cluster)
+        after["tags"] = predicted_tags(cluster, to_add, to_remove)
+        targets = dict((node["id"], status) for node, _action, status in node_plan)
+        if not after.get("worker_nodes") and self.params["nodes"]:
+            # still being set up: the workers the task names come up running
+            after["worker_nodes"] = [{"id": None, "hostname": spec["hostname"], "status": "running"}
+                                     for spec in self.params["nodes"]]
+            targets = dict((spec["hostname"], NODE_STATUS[spec["state"]]) for spec in self.params["nodes"])
+        for node in after.get("worker_nodes") or []:
+            node["status"] = targets.get(node.get("id") or node.get("hostname"), node.get("status"))
+        if after.get("status") in SETTING_UP:
+            after["status"] = "running"
+        return after
+
+    def power_nodes(self, cluster, node_plan):
+        for node, action, _status in node_plan:
+            self.client.post("%s/%s/nodes/%s/actions" % (self.path, cluster["id"], node["id"]), {"action": action},
+                             idempotent=True)
+        if not self.params["wait"]:
+            return self.fetch(cluster["id"])
+        targets = dict((node["id"], status) for node, _action, status in node_plan)
+
+        def reached(current):
+            statuses = dict((node.get("id"), node.get("status")) for node in current.get("worker_nodes") or [])
+            return all(statuses.get(node_id) == status for node_id, status in targets.items())
+        return self.wait_for(cluster["id"], reached, "the worker nodes of cluster %s to be %s"
+                             % (cluster["id"], ", ".join(sorted(set(targets.values())))))
+
+    def ensure_present(self, current):
+        params, cluster = self.params, current
+        if cluster is None:
+            body, existing = self.deploy_request()
+            if self.module.check_mode:
+                return self.result(True, None, self.predicted_deploy(body, existing))
+            cluster_id = self.deploy(body)
+            # the nodes can be powered only once the cluster is up
+            if params["wait"] or params["nodes"]:
+                cluster = self.wait_up(cluster_id)
+            else:
+                cluster = self.fetch(cluster_id)
+            if params["nodes"]:
+                node_plan = self.node_plan(cluster)
+                if node_plan:
+                    cluster = self.power_nodes(cluster, node_plan)
+            return self.result(True, None, cluster)
+
+        self.refuse_immutable_changes(cluster)
+        to_add, to_remove = tag_changes(cluster, self.desired_tags, params["purge_tags"])
+        status = cluster.get("status")
+        if params["nodes"] and status not in PROVISIONED + SETTING_UP:
+            raise ModuleFailure("cluster %s is %s: its worker nodes cannot be powered" % (cluster.get("hostname"), status))
+        setting_up = status in SETTING_UP
+        if params["nodes"] and setting_up and not self.module.check_mode:
+            cluster = self.wait_up(cluster["id"])
+            setting_up = False
+        if setting_up:
+            # check mode (or no nodes): the workers do not exist yet and will come up running,
+            # so the plan is made of the listed states
+            node_plan = [({"id": spec["hostname"]}, None, NODE_STATUS[spec["state"]]) for spec in params["nodes"] or []
+                         if spec["state"] != "running"]
+        else:
+            node_plan = self.node_plan(cluster)
+        changed = bool(to_add or to_remove or node_plan)
+        if self.module.check_mode:
+            return self.result(changed, cluster, self.predicted(cluster, to_add, to_remove, node_plan))
+        after = cluster
+        if to_add or to_remove:
+            apply_tag_changes(self.client, "%s/%s/tags" % (self.path, cluster["id"]), to_add, to_remove)
+            after = self.fetch(cluster["id"])
+        if node_plan:
+            after = self.power_nodes(after, node_plan)
+        elif params["wait"] and setting_up:
+            after = self.wait_up(cluster["id"])
+        return self.result(changed, cluster, after)
+
+    # ------------------------------------------------------------------------ removal
+
+    def delete_volumes(self, volume_ids):
+        for volume_id in volume_ids:
+            try:
+                self.client.delete("/volumes/%s" % volume_id, json_body={"is_permanent": self.params["delete_permanently"]})
+            except ApiError as error:
+                if not is_not_found(error):
+                    raise
+        if self.params["wait"]:
+            for volume_id in volume_ids:
+                self.wait_volume_deleted(volume_id)
+
+    def wait_volume_deleted(self, volume_id):
+        self.budget.until(lambda: fetch_or_none(self.client, "/volumes/%s" % volume_id),
+                          lambda volume: volume is None or volume.get("status") == "deleted",
+                          "shared volume %s to be deleted" % volume_id)
+
+    def removal_result(self, changed, cluster, deleted):
+        result = self.result(changed, cluster, None)
+        shared = [volume["id"] for volume in (cluster or {}).get("shared_volumes") or []]
+        result["deleted_volume_ids"] = deleted
+        result["detached_volume_ids"] = [volume_id for volume_id in shared if volume_id not in deleted]
+        return result
+
+    def ensure_absent(self, current):
+        cluster = current
+        if cluster is None:
+            return self.removal_result(False, None, [])
+        going_away = cluster.get("status") in GOING_AWAY
+        shared = [volume["id"] for volume in cluster.get("shared_volumes") or []]
+        doomed = shared if self.params["delete_shared_volumes"] else []
+        # a cluster already being discontinued only changes when its volumes are to be deleted
+        changed = not going_away or bool(doomed)
+        if self.module.check_mode:
+            return self.removal_result(changed, cluster if changed else None, doomed)
+        if not going_away:
+            try:
+                self.client.put(self.path, {"actions": [{"action": "discontinue", "id": cluster["id"]}]})
+            except ApiError as error:
+                if not is_not_found(error):  # gone meanwhile: that is what we wanted
+                    raise
+        # the API deletes a shared volume only once its cluster is gone
+        if self.params["wait"] or doomed:
+            self.wait_gone(cluster["id"])
+        if doomed:
+            self.delete_volumes(doomed)
+        result = self.removal_result(changed, cluster if changed else None, doomed)
+        if changed and result["detached_volume_ids"]:
+            self.module.warn("cluster %s left its shared volumes %s detached; they are kept and charged until deleted "
+                             "(cloudcompute.cloud.volume with state=absent, or delete_shared_volumes=true)"
+                             % (cluster.get("hostname"), ", ".join("%s (%s)" % (volume.get("name"), volume["id"])
+                                                                   for volume in cluster.get("shared_volumes") or [])))
+        return result
+
+    def run(self):
+        def converge():
+            self.validate()
+            cluster = self.find()
+            if self.params["state"] == "absent":
+                return self.ensure_absent(cluster)
+            if cluster is not None and cluster.get("status") in GOING_AWAY:
+                if self.params["id"]:
+                    raise ModuleFailure("cluster %s is being discontinued (status %s)" % (cluster["id"], cluster["status"]))
+                # its hostname can be deployed again once it is gone
+                if not self.module.check_mode:
+                    self.wait_gone(cluster["id"])
+                cluster = None
+            return self.ensure_present(cluster)
+        self.module.exit_json(**self.module.run(converge))
+
+
+def main():
+    argument_spec = dict(
+        id=dict(type="str"),
+        hostname=dict(type="str", aliases=["name"]),
+        cluster_type=dict(type="str"),
+        image=dict(type="str"),
+        location_code=dict(type="str", aliases=["location"]),
+        description=dict(type="str"),
+        contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM"]),
+        extension_settings=dict(type="str", choices=["auto_renew", "pay_as_you_go", "end_contract"]),
+        shared_volume=dict(type="dict", options=dict(
+            name=dict(type="str", required=True),
+            size=dict(type="int", required=True),
+        )),
+        existing_volumes=dict(type="list", elements="str"),
+        ssh_keys=dict(type="list", elements="str", no_log=False),
+        startup_script=dict(type="str"),
+        nodes=dict(type="list", elements="dict", options=dict(
+            hostname=dict(type="str", required=True, aliases=["name"]),
+            state=dict(type="str", choices=["running", "stopped"], default="running"),
+            force=dict(type="bool", default=False),
+        )),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        delete_shared_volumes=dict(type="bool", default=False),
+        delete_permanently=dict(type="bool", default=False),
+    )
+    argument_spec.update(WAIT_ARGUMENT_SPEC)
+    argument_spec.update(TAGS_ARGUMENT_SPEC)
+    module = CloudComputeModule(
+        argument_spec=argument_spec,
+        required_one_of=[("id", "hostname")],
+    )
+    Cluster(module).run()
+
+
+if __name__ == "__main__":
+    main()

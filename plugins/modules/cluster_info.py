@@ -1,0 +1,168 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: cluster_info
+short_description: List clusters of a Cloud Compute project
+version_added: 0.1.0
+description:
+  - Returns the project's clusters, all of them or those matching every filter given, with
+    their jump host address, shared volumes and worker nodes.
+  - The API lists clusters without filtering them; the filters are applied to its answer.
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: N/A
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  id:
+    description:
+      - Return only the cluster with this id (an empty list when there is none).
+    type: str
+  hostname:
+    description:
+      - Return only clusters with exactly this hostname.
+    type: str
+    aliases: [name]
+  status:
+    description:
+      - Return only clusters in this status, for example V(running) or V(provisioning).
+    type: str
+  tags:
+    description:
+      - Return only clusters carrying all these tags, as a dictionary of key to value. A value
+        of V("") matches a freeform tag; a null value matches the key with any value.
+    type: dict
+  location_code:
+    description:
+      - Return only clusters in this location.
+    type: str
+    aliases: [location]
+  cluster_type:
+    description:
+      - Return only clusters of this cluster type, for example V(16H100).
+    type: str
+seealso:
+  - module: cloudcompute.cloud.cluster
+"""
+
+EXAMPLES = r"""
+- name: Every running cluster of the llm project
+  cloudcompute.cloud.cluster_info:
+    status: running
+    tags:
+      project: llm
+  register: llm
+
+- name: Their jump hosts
+  ansible.builtin.debug:
+    msg: "{{ llm.clusters | map(attribute='ip') | list }}"
+
+- name: The worker hostnames of one cluster
+  cloudcompute.cloud.cluster_info:
+    hostname: hpc-1
+  register: hpc
+
+- name: Show them
+  ansible.builtin.debug:
+    msg: "{{ hpc.clusters[0].worker_nodes | map(attribute='hostname') | list }}"
+"""
+
+RETURN = r"""
+clusters:
+  description: The matching clusters, as the API returns them.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: Id of the cluster.
+      type: str
+    hostname:
+      description: Hostname of the cluster (its jump host).
+      type: str
+    status:
+      description: Status.
+      type: str
+    cluster_type:
+      description: Cluster type code.
+      type: str
+    image:
+      description: Cluster image type.
+      type: str
+    location:
+      description: Location code.
+      type: str
+    ip:
+      description: Address of the jump host; null until the cluster is running.
+      type: str
+    shared_volumes:
+      description: Its shared volumes (id, name, mount_point, size_in_gigabytes).
+      type: list
+      elements: dict
+    worker_nodes:
+      description: Its worker nodes (id, hostname, public_ip, private_ip, status).
+      type: list
+      elements: dict
+    tags:
+      description: Tags (id, key, value).
+      type: list
+      elements: dict
+"""
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
+
+
+def main():
+    module = CloudComputeModule(
+        argument_spec=dict(
+            id=dict(type="str"),
+            hostname=dict(type="str", aliases=["name"]),
+            status=dict(type="str"),
+            tags=dict(type="dict"),
+            location_code=dict(type="str", aliases=["location"]),
+            cluster_type=dict(type="str"),
+        ),
+    )
+    params = module.params
+    tag_filter = normalize_tag_filter(params["tags"])
+
+    def wanted(cluster):
+        return ((params["hostname"] is None or cluster.get("hostname") == params["hostname"])
+                and (params["status"] is None or cluster.get("status") == params["status"])
+                and (params["location_code"] is None or cluster.get("location") == params["location_code"])
+                and (params["cluster_type"] is None or cluster.get("cluster_type") == params["cluster_type"])
+                and matches_tag_filter(cluster, tag_filter))
+
+    def read():
+        if params["id"]:
+            found = fetch_or_none(module.client, "/clusters/%s" % params["id"])
+            clusters = [found] if found else []
+        else:
+            clusters = module.client.get("/clusters") or []
+        return [cluster for cluster in clusters if wanted(cluster)]
+
+    module.exit_json(changed=False, clusters=module.run(read))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: instance_group_info
+short_description: List instance groups of a Cloud Compute project
+version_added: 0.1.0
+description:
+  - Returns the project's instance groups (oldest first), all of them or those matching every
+    filter given. Deleted groups are never returned.
+  - The API lists groups without filtering them; the filters are applied to its answer.
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: N/A
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  id:
+    description:
+      - Return only the group with this id (an empty list when there is none).
+    type: str
+  name:
+    description:
+      - Return only the group with exactly this name.
+    type: str
+  location_code:
+    description:
+      - Return only groups in this location.
+    type: str
+    aliases: [location]
+  instance_type:
+    description:
+      - Return only groups of this instance type.
+    type: str
+seealso:
+  - module: cloudcompute.cloud.instance_group
+"""
+
+EXAMPLES = r"""
+- name: Every instance group
+  cloudcompute.cloud.instance_group_info:
+  register: groups
+
+- name: Their names
+  ansible.builtin.debug:
+    msg: "{{ groups.instance_groups | map(attribute='name') | list }}"
+
+- name: The template of one group
+  cloudcompute.cloud.instance_group_info:
+    name: etl-workers
+  register: etl
+"""
+
+RETURN = r"""
+instance_groups:
+  description: The matching groups, as the API returns them, oldest first.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: Id of the group.
+      type: str
+    name:
+      description: Name of the group.
+      type: str
+    description:
+      description: Description.
+      type: str
+    location_code:
+      description: Location of its instances.
+      type: str
+    instance_type:
+      description: Instance type of its instances.
+      type: str
+    template:
+      description: Defaults of its instances (C(image), C(os_volume), C(ssh_key_ids), C(startup_script_id)).
+      type: dict
+    created_at:
+      description: When it was created (RFC 3339).
+      type: str
+    updated_at:
+      description: When it last changed (RFC 3339).
+      type: str
+"""
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
+
+
+def main():
+    module = CloudComputeModule(
+        argument_spec=dict(
+            id=dict(type="str"),
+            name=dict(type="str"),
+            location_code=dict(type="str", aliases=["location"]),
+            instance_type=dict(type="str"),
+        ),
+    )
+    params = module.params
+
+    def wanted(group):
+        return ((params["name"] is None or group.get("name") == params["name"])
+                and (params["location_code"] is None or group.get("location_code") == params["location_code"])
+                and (params["instance_type"] is None or group.get("instance_type") == params["instance_type"]))
+
+    def read():
+        if params["id"]:
+            found = fetch_or_none(module.client, "/instance-groups/%s" % params["id"])
+            groups = [found] if found else []
+        else:
+            groups = module.client.get("/instance-groups") or []
+        return [group for group in groups if wanted(group)]
+
+    module.exit_json(changed=False, instance_groups=module.run(read))
+
+
+if __name__ == "__main__":
+    main()

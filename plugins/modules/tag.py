@@ -1,0 +1,214 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: tag
+short_description: Manage the tags of a Cloud Compute instance, volume or cluster
+version_added: 0.1.0
+description:
+  - Add, change and remove key/value tags on one instance, volume or cluster, named by id or
+    by name, without touching anything else of it.
+  - Keys are stored in lowercase by the API, so they are compared in lowercase; a freeform tag
+    has the value V(""). A resource carries at most 10 tags; a change that would exceed this
+    fails before any change is made.
+  - The M(cloudcompute.cloud.instance), M(cloudcompute.cloud.volume) and
+    M(cloudcompute.cloud.cluster) modules manage tags too (O(cloudcompute.cloud.instance#module:tags),
+    purged by default); this module is for tagging resources those tasks do not own, or for
+    adding tags without knowing the others.
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  resource_type:
+    description:
+      - The kind of resource to tag.
+    type: str
+    required: true
+    choices: [instance, volume, cluster]
+  resource:
+    description:
+      - Id of the resource, or its name (the hostname of an instance or cluster, the name of
+        a volume). A name that several resources carry fails; give the id then.
+    type: str
+    required: true
+  tags:
+    description:
+      - The tags, as a dictionary of key to value or as a list of dictionaries with C(key) and
+        an optional C(value).
+      - With O(state=present), a missing or null value is a freeform tag (value V("")).
+      - With O(state=absent), a missing or null value removes the key whatever its value; a
+        value (V("") included) removes the tag only when it has that value.
+    type: raw
+    required: true
+  state:
+    description:
+      - V(present) sets the tags (adding them, or changing their values); V(absent) removes them.
+    type: str
+    choices: [present, absent]
+    default: present
+  purge:
+    description:
+      - With O(state=present), also remove every tag of the resource that O(tags) does not
+        list. V(true) with empty O(tags) removes all tags.
+    type: bool
+    default: false
+notes:
+  - "API calls: a run that changes nothing costs one read (by id) or one list (by name). A
+    change costs one call per tag added or removed (a changed value is one of each) and one
+    read of the result."
+seealso:
+  - module: cloudcompute.cloud.instance
+  - module: cloudcompute.cloud.volume
+  - module: cloudcompute.cloud.cluster
+"""
+
+EXAMPLES = r"""
+- name: Tag an instance by hostname (other tags stay)
+  cloudcompute.cloud.tag:
+    resource_type: instance
+    resource: trainer-1
+    tags:
+      project: llm
+      owner: alice
+      pinned: ""
+
+- name: The same tags, as a list of key/value pairs
+  cloudcompute.cloud.tag:
+    resource_type: instance
+    resource: trainer-1
+    tags:
+      - key: project
+        value: llm
+      - key: pinned
+
+- name: Exactly these tags on a volume, by id (the others are removed)
+  cloudcompute.cloud.tag:
+    resource_type: volume
+    resource: 6a0d1e7e-1c55-4c4f-9e0f-2f0b0a3f6d11
+    tags:
+      backup: daily
+    purge: true
+
+- name: Remove the owner tag of a cluster, whatever its value
+  cloudcompute.cloud.tag:
+    resource_type: cluster
+    resource: hpc-1
+    tags:
+      owner:
+    state: absent
+
+- name: Remove every tag of a volume
+  cloudcompute.cloud.tag:
+    resource_type: volume
+    resource: scratch
+    tags: {}
+    purge: true
+"""
+
+RETURN = r"""
+tags:
+  description:
+    - The tags of the resource after the run, as the API returns them.
+    - In check mode, as the run would leave them (id null for a tag not added yet).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: Id of the tag (the same key and value have the same id across the project).
+      type: str
+    key:
+      description: Key, in lowercase.
+      type: str
+      sample: project
+    value:
+      description: Value; V("") for a freeform tag.
+      type: str
+      sample: llm
+  sample:
+    - {id: 3b1f0c1e-5d2a-4c4e-8f7a-9a8b7c6d5e4f, key: project, value: llm}
+    - {id: 8e2d4c6a-1b3f-4a5e-9c7d-0f1e2d3c4b5a, key: pinned, value: ""}
+resource_id:
+  description: Id of the tagged resource.
+  returned: always
+  type: str
+  sample: 5f0c7d3a-2b8e-4c1f-9a6d-0e4b3c2a1f90
+"""
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import TAGGABLE, find_taggable
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    apply_tag_changes,
+    current_tags,
+    normalize_tags,
+    predicted_tags,
+    tag_changes,
+    tags_to_remove,
+)
+
+
+def converge(module):
+    params = module.params
+    resource_type, state = params["resource_type"], params["state"]
+    if state == "absent" and params["purge"]:
+        raise ModuleFailure("purge applies to state=present only; to remove every tag use state=present, tags: {} and purge: true")
+    # keys lowercased, values checked and the 10-tag limit applied, all before any call
+    wanted = normalize_tags(params["tags"], any_value=state == "absent")
+
+    resource = find_taggable(module.client, resource_type, params["resource"])
+    if resource is None:
+        raise ModuleFailure("%s %r not found" % (resource_type, params["resource"]))
+    if resource.get("status") == "deleted":
+        raise ModuleFailure("%s %s is deleted and cannot be tagged" % (resource_type, params["resource"]))
+    if state == "present":
+        to_add, to_remove = tag_changes(resource, wanted, params["purge"])
+    else:
+        to_add, to_remove = {}, tags_to_remove(resource, wanted)
+
+    changed = bool(to_add or to_remove)
+    after = predicted_tags(resource, to_add, to_remove)
+    if changed and not module.check_mode:
+        path = "%s/%s" % (TAGGABLE[resource_type][0], resource["id"])
+        apply_tag_changes(module.client, path + "/tags", to_add, to_remove)
+        after = (fetch_or_none(module.client, path) or {}).get("tags") or []
+    result = {"changed": changed, "tags": after, "resource_id": resource["id"]}
+    if module._diff:
+        result["diff"] = {"before": current_tags(resource), "after": current_tags({"tags": after})}
+    return result
+
+
+def main():
+    module = CloudComputeModule(
+        argument_spec=dict(
+            resource_type=dict(type="str", required=True, choices=sorted(TAGGABLE)),
+            resource=dict(type="str", required=True),
+            tags=dict(type="raw", required=True),
+            state=dict(type="str", choices=["present", "absent"], default="present"),
+            purge=dict(type="bool", default=False),
+        ),
+    )
+    module.exit_json(**module.run(lambda: converge(module)))
+
+
+if __name__ == "__main__":
+    main()
