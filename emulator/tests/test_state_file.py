@@ -22,6 +22,9 @@ def test_state_survives_kill_and_restart(tmp_path) -> None:
         key_id = api.ssh_key("durable", ED25519_KEY)
         instance_id = api.deploy(hostname="survivor", ssh_key_ids=[key_id], tags=[{"key": "keep", "value": "yes"}])
         volume_id = api.create_volume(name="vault")
+        cluster_id = api.ok("POST", "/clusters", 202, json={
+            "cluster_type": "16H100", "hostname": "hpc", "image": "ubuntu-24.04-cuda-12.8-cluster", "location_code": "FIN-01",
+            "shared_volume": {"name": "home", "size": 100}, "ssh_key_ids": [key_id], "tags": [{"key": "keep"}]}).json()["id"]
         first.control.advance_clock(20)  # realistic profile: instance provisioning, volume detached
         api.ok("DELETE", f"/volumes/{volume_id}", 202)
         first.control.set_capacity("1V100.6V", "FIN-01", 0)
@@ -38,6 +41,8 @@ def test_state_survives_kill_and_restart(tmp_path) -> None:
         assert instance["hostname"] == "survivor" and instance["status"] == status_before == "provisioning"
         assert instance["tags"][0]["key"] == "keep"
         assert api.volume(volume_id)["status"] == "deleted"
+        cluster = api.ok("GET", f"/clusters/{cluster_id}").json()
+        assert cluster["status"] == "ordered" and cluster["tags"][0]["key"] == "keep" and cluster["worker_nodes"] == []
         assert [key["id"] for key in api.ok("GET", "/ssh-keys").json()] == [key_id]
         assert second.control.capacity("1V100.6V", "FIN-01")["available"] == 0
         assert second.control.settings()["rate_limits"]["project_quota"] == 400
@@ -46,14 +51,17 @@ def test_state_survives_kill_and_restart(tmp_path) -> None:
         audit = api.ok("GET", "/audit/log", params={"page_size": 100}).json()["data"]
         assert any(event["subject"] == instance_id for event in audit)
         # pending transitions carry on where they were
-        second.control.advance_clock(600)
+        second.control.advance_clock(700)
         api = ApiClient(second.api_url, second.access_token())
         assert api.instance(instance_id)["status"] == "running"
+        cluster = api.ok("GET", f"/clusters/{cluster_id}").json()
+        assert cluster["status"] == "running" and len(cluster["worker_nodes"]) == 2 and cluster["ip"]
         second.stop()
 
     with run_emulator(state_file=state_file) as third:
         api = ApiClient(third.api_url, third.access_token())
         assert api.instance(instance_id)["status"] == "running"
+        assert api.ok("GET", f"/clusters/{cluster_id}").json()["worker_nodes"] == cluster["worker_nodes"]
         third.control.reset()
         assert api.ok("GET", "/instances").json() == []
         third.kill()

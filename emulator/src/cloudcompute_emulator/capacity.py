@@ -1,9 +1,11 @@
-"""Capacity per (instance type, location, spot): deploys beyond it answer 503, and the
-availability endpoints report the same numbers (decisions.md "Capacity").
+"""Capacity per (instance type, location, spot) and per (cluster type, location): deploys
+beyond it answer 503, and the availability endpoints report the same numbers (decisions.md
+"Capacity").
 
 A combination's capacity is its catalog default (catalog.py) unless the control API set it.
-Every instance that exists and is not being deleted holds one unit, so capacity comes back
-when an instance goes away.
+Every instance and cluster that exists and is not being deleted holds one unit of its slot, so
+capacity comes back when it goes away. Instance and cluster type codes never collide
+(``1H100.80S.30V`` vs ``16H100``), so one slot key space serves both; clusters are never spot.
 """
 
 from __future__ import annotations
@@ -12,15 +14,20 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from cloudcompute_emulator import kinds
-from cloudcompute_emulator.catalog import INSTANCE_TYPES_BY_CODE, default_capacity
+from cloudcompute_emulator.catalog import (
+    CLUSTER_TYPES_BY_CODE,
+    INSTANCE_TYPES_BY_CODE,
+    default_capacity,
+    default_cluster_capacity,
+)
 
 if TYPE_CHECKING:
     from cloudcompute_emulator.state import EmulatorState
 
-# Statuses of instances that no longer hold capacity.
+# Statuses of instances and clusters that no longer hold capacity.
 RELEASED_STATUSES = frozenset({"deleting", "discontinued"})
 
-Slot = tuple[str, str, bool]  # (instance type, location code, is_spot)
+Slot = tuple[str, str, bool]  # (instance or cluster type, location code, is_spot)
 
 
 def _key(slot: Slot) -> str:
@@ -34,6 +41,9 @@ def usage(state: EmulatorState) -> Counter[Slot]:
     for instance in state.store.table(kinds.INSTANCES).values():
         if instance["status"] not in RELEASED_STATUSES:
             held[(instance["instance_type"], instance["location"], instance["is_spot"])] += 1
+    for cluster in state.store.table(kinds.CLUSTERS).values():
+        if cluster["status"] not in RELEASED_STATUSES:
+            held[(cluster["cluster_type"], cluster["location"], False)] += 1
     return held
 
 
@@ -41,7 +51,10 @@ def total(state: EmulatorState, slot: Slot) -> int:
     override = state.store.get(kinds.CAPACITY, _key(slot))
     if override is not None:
         return override["total"]
-    return default_capacity(INSTANCE_TYPES_BY_CODE[slot[0]], slot[1], slot[2])
+    code, location_code, is_spot = slot
+    if code in CLUSTER_TYPES_BY_CODE:
+        return default_cluster_capacity(CLUSTER_TYPES_BY_CODE[code], location_code, is_spot)
+    return default_capacity(INSTANCE_TYPES_BY_CODE[code], location_code, is_spot)
 
 
 def available(state: EmulatorState, slot: Slot, held: Counter[Slot] | None = None) -> int:
@@ -50,8 +63,9 @@ def available(state: EmulatorState, slot: Slot, held: Counter[Slot] | None = Non
 
 
 def set_available(state: EmulatorState, slot: Slot, units: int) -> dict:
-    """Make ``units`` more instances deployable in ``slot`` from now (0 makes it sold out)."""
+    """Make ``units`` more instances (or clusters) deployable in ``slot`` from now (0: sold out)."""
     held = usage(state)[slot]
-    record = {"id": _key(slot), "instance_type": slot[0], "location_code": slot[1], "is_spot": slot[2], "total": held + units}
+    type_field = "cluster_type" if slot[0] in CLUSTER_TYPES_BY_CODE else "instance_type"
+    record = {"id": _key(slot), type_field: slot[0], "location_code": slot[1], "is_spot": slot[2], "total": held + units}
     state.store.insert(kinds.CAPACITY, record)
     return {**record, "in_use": held, "available": units}

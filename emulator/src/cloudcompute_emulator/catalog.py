@@ -3,7 +3,8 @@ and the default capacity of every (instance type, location, spot) combination.
 
 All data of the catalog endpoints lives here (and only here), in production-like shapes. Prices
 are USD; ``eur`` views are derived with :data:`EUR_PER_USD`. The README lists the codes.
-Part 2 adds cluster types, cluster images and container types next to these tables.
+Cluster types and images, container types and serverless compute resources, and the prices of
+managed endpoints and the container registry live here too.
 """
 
 from __future__ import annotations
@@ -338,3 +339,127 @@ LONG_TERM_PERIODS_CLUSTERS: list[dict[str, Any]] = [
     {"code": "6_MONTHS", "name": "6 months", "unit_name": "month", "unit_value": 6, "discount_percentage": 18, "is_enabled": True},
     {"code": "12_MONTHS", "name": "1 year", "unit_name": "year", "unit_value": 1, "discount_percentage": 28, "is_enabled": True},
 ]
+
+
+# -- cluster images and cluster types ---------------------------------------------------------------
+
+CLUSTER_IMAGES: list[Image] = [
+    Image(
+        "ubuntu-24.04-cuda-12.8-cluster",
+        "Ubuntu 24.04 + CUDA 12.8 Open + Slurm (cluster)",
+        "ubuntu",
+        "Ubuntu 24.04",
+        ("Ubuntu 24.04 LTS", "CUDA 12.8", "NVIDIA driver 570 (open kernel modules)", "Slurm", "InfiniBand (OFED)"),
+        is_cluster=True,
+    ),
+    Image(
+        "ubuntu-24.04-cuda-12.8-docker-cluster",
+        "Ubuntu 24.04 + CUDA 12.8 Open + Docker (cluster)",
+        "docker",
+        "Ubuntu 24.04",
+        ("Ubuntu 24.04 LTS", "CUDA 12.8", "NVIDIA driver 570 (open kernel modules)", "Docker, NVIDIA Container Toolkit",
+         "InfiniBand (OFED)"),
+        is_cluster=True,
+    ),
+    Image(
+        "ubuntu-22.04-cuda-12.4-cluster",
+        "Ubuntu 22.04 + CUDA 12.4 + Slurm (cluster)",
+        "ubuntu",
+        "Ubuntu 22.04",
+        ("Ubuntu 22.04 LTS", "CUDA 12.4", "NVIDIA driver 550", "Slurm", "InfiniBand (OFED)"),
+        is_cluster=True,
+    ),
+]
+CLUSTER_IMAGES_BY_TYPE = {image.image_type: image for image in CLUSTER_IMAGES}
+IMAGES_BY_TYPE.update(CLUSTER_IMAGES_BY_TYPE)
+DEFAULT_CLUSTER_IMAGE = "ubuntu-24.04-cuda-12.8-cluster"
+CUDA_12_8_CLUSTER_IMAGES = ("ubuntu-24.04-cuda-12.8-cluster", "ubuntu-24.04-cuda-12.8-docker-cluster")
+ALL_CLUSTER_IMAGES = tuple(image.image_type for image in CLUSTER_IMAGES)
+# the shared file system every cluster gets at /home
+CLUSTER_SHARED_VOLUME_TYPE = "NVMe_Shared_Cluster"
+CLUSTER_SHARED_MOUNT_POINT = "/home"
+
+
+@dataclass(frozen=True)
+class ClusterType:
+    """A cluster of identical GPU nodes (workers) behind a jump host."""
+
+    code: str  # e.g. "16H100": 16 GPUs in all
+    node_type: InstanceType
+    nodes: int
+    supported_os: tuple[str, ...]
+    # location -> how many clusters of this type can run at once (no spot clusters)
+    capacity: dict[str, int]
+    interconnect: str
+
+    @property
+    def id(self) -> str:
+        return catalog_id(f"cluster-type:{self.code}")
+
+    @property
+    def gpus(self) -> int:
+        return self.nodes * self.node_type.gpus
+
+    @property
+    def model(self) -> str:
+        return self.node_type.model
+
+    @property
+    def name(self) -> str:
+        return f"{self.gpus}x {self.node_type.name} cluster"
+
+    @property
+    def manufacturer(self) -> str:
+        return self.node_type.manufacturer
+
+    @property
+    def price_per_hour(self) -> float:
+        return round(self.node_type.price_per_hour * self.nodes, 4)
+
+    def node_details(self) -> list[str]:
+        # the first entry gives the number of worker nodes (decisions.md)
+        return [
+            f"{self.nodes}x {self.node_type.gpus} GPU nodes",
+            f"{self.node_type.gpus}x {self.node_type.name} per node ({self.node_type.code})",
+            f"{self.interconnect} node interconnect",
+            "1 jump host",
+        ]
+
+    def cpu(self) -> dict[str, Any]:
+        cores = self.nodes * self.node_type.vcpus
+        return {"description": f"{cores} CPU", "number_of_cores": cores, "model": self.node_type.cpu_model}
+
+    def gpu(self) -> dict[str, Any]:
+        return {"description": f"{self.gpus}x {self.node_type.name}", "number_of_gpus": self.gpus}
+
+    def gpu_memory(self) -> dict[str, Any]:
+        total = self.gpus * self.node_type.vram_gb
+        return {"description": f"{total}GB GPU RAM", "size_in_gigabytes": total}
+
+    def memory(self) -> dict[str, Any]:
+        total = self.nodes * self.node_type.ram_gb
+        return {"description": f"{total}GB RAM", "size_in_gigabytes": total}
+
+    def default_image(self) -> str:
+        return DEFAULT_CLUSTER_IMAGE
+
+
+CLUSTER_TYPES: list[ClusterType] = [
+    ClusterType("16H100", INSTANCE_TYPES_BY_CODE["8H100.80S.176V"], 2, ALL_CLUSTER_IMAGES,
+                {"FIN-01": 8, "FIN-02": 4, "FIN-03": 2}, "3200 Gbit/s InfiniBand"),
+    ClusterType("32H100", INSTANCE_TYPES_BY_CODE["8H100.80S.176V"], 4, ALL_CLUSTER_IMAGES,
+                {"FIN-01": 4, "FIN-02": 2}, "3200 Gbit/s InfiniBand"),
+    ClusterType("16H200", INSTANCE_TYPES_BY_CODE["8H200.141S.176V"], 2, ALL_CLUSTER_IMAGES,
+                {"FIN-01": 4, "FIN-03": 2}, "3200 Gbit/s InfiniBand"),
+    ClusterType("32H200", INSTANCE_TYPES_BY_CODE["8H200.141S.176V"], 4, ALL_CLUSTER_IMAGES,
+                {"FIN-03": 1}, "3200 Gbit/s InfiniBand"),
+    # deliberately scarce, like the B200 instances: one deploy in FIN-03, then 503
+    ClusterType("16B200", INSTANCE_TYPES_BY_CODE["8B200.180S.240V"], 2, CUDA_12_8_CLUSTER_IMAGES,
+                {"FIN-03": 1}, "3200 Gbit/s InfiniBand"),
+]
+CLUSTER_TYPES_BY_CODE = {cluster_type.code: cluster_type for cluster_type in CLUSTER_TYPES}
+CLUSTER_SHARED_VOLUME_DEFAULT_GB = 1000
+
+
+def default_cluster_capacity(cluster_type: ClusterType, location_code: str, is_spot: bool) -> int:
+    return 0 if is_spot else cluster_type.capacity.get(location_code, 0)

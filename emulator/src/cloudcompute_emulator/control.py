@@ -106,6 +106,13 @@ class EmulatorControl:
         params = {"instance_type": instance_type, "location_code": location_code, "is_spot": str(is_spot).lower()}
         return self._call("GET", "/capacity", params=params)
 
+    def set_cluster_capacity(self, cluster_type: str, location_code: str, available: int) -> dict[str, Any]:
+        body = {"cluster_type": cluster_type, "location_code": location_code, "available": available}
+        return self._call("PUT", "/capacity", body)
+
+    def cluster_capacity(self, cluster_type: str, location_code: str) -> dict[str, Any]:
+        return self._call("GET", "/capacity", params={"cluster_type": cluster_type, "location_code": location_code})
+
     def evict(self, instance_id: str) -> dict[str, Any]:
         return self._call("POST", f"/instances/{instance_id}/evict")
 

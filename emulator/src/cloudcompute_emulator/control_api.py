@@ -56,6 +56,9 @@ class SeedRequest(ControlModel):
     location_code: str = "FIN-01"
     instance_type: str = "CPU.4V.16G"
     image: str | None = None
+    cluster_type: str = "16H100"
+    cluster_image: str | None = None
+    workers_per_cluster: int | None = Field(None, ge=0, le=64, description="default: the cluster type's node count")
     is_spot: bool = False
     tags: dict[str, str] | list[TagInput] | None = None
     hostname_prefix: str = "seed"
@@ -72,7 +75,8 @@ class SeedRequest(ControlModel):
 
 
 class CapacityRequest(ControlModel):
-    instance_type: str
+    instance_type: str | None = None
+    cluster_type: str | None = Field(None, description="instead of instance_type")
     location_code: str
     is_spot: bool = False
     available: int = Field(ge=0, description="how many more instances can be deployed from now on")
@@ -99,12 +103,22 @@ async def _body(request: Request, model: type[ControlModel]) -> Any:
         raise invalid(describe_validation_errors([{**item, "loc": ("body", *item["loc"])} for item in error.errors()])) from None
 
 
-def _slot(state: EmulatorState, instance_type: str, location_code: str, is_spot: bool) -> tuple[str, str, bool]:
-    if instance_type not in catalog.INSTANCE_TYPES_BY_CODE:
+def _slot(
+    state: EmulatorState, instance_type: str | None, cluster_type: str | None, location_code: str, is_spot: bool
+) -> tuple[str, str, bool]:
+    """A capacity slot: an instance type, or a cluster type (never spot)."""
+    if (instance_type is None) == (cluster_type is None):
+        raise invalid("give either instance_type or cluster_type")
+    if instance_type is not None and instance_type not in catalog.INSTANCE_TYPES_BY_CODE:
         raise invalid(f"instance_type: unknown instance type '{instance_type}'")
+    if cluster_type is not None:
+        if cluster_type not in catalog.CLUSTER_TYPES_BY_CODE:
+            raise invalid(f"cluster_type: unknown cluster type '{cluster_type}'")
+        if is_spot:
+            raise invalid("is_spot: clusters have no spot capacity")
     if location_code not in catalog.LOCATION_CODES:
         raise invalid(f"location_code: unknown location '{location_code}'")
-    return instance_type, location_code, is_spot
+    return instance_type or cluster_type, location_code, is_spot
 
 
 # -- health, reset, credentials -------------------------------------------------------------------
@@ -176,6 +190,10 @@ async def seed(request: Request):
         raise invalid(f"volume_type: unknown volume type '{body.volume_type}'")
     if body.image is not None and body.image not in catalog.IMAGES_BY_TYPE:
         raise invalid(f"image: unknown image type '{body.image}'")
+    if body.cluster_type not in catalog.CLUSTER_TYPES_BY_CODE:
+        raise invalid(f"cluster_type: unknown cluster type '{body.cluster_type}'")
+    if body.cluster_image is not None and body.cluster_image not in catalog.CLUSTER_IMAGES_BY_TYPE:
+        raise invalid(f"cluster_image: unknown cluster image type '{body.cluster_image}'")
     project_id = body.project_id or state.default_project_id
     projects.ensure_project(state, project_id)
     options = body.model_dump()
@@ -229,23 +247,25 @@ async def delete_fault(request: Request, fault_id: str):
 async def set_capacity(request: Request):
     body: CapacityRequest = await _body(request, CapacityRequest)
     state = _state(request)
-    slot = _slot(state, body.instance_type, body.location_code, body.is_spot)
+    slot = _slot(state, body.instance_type, body.cluster_type, body.location_code, body.is_spot)
     return _responses.json(capacity.set_available(state, slot, body.available))
 
 
 @router.get("/capacity")
 async def get_capacity(
     request: Request,
-    instance_type: Annotated[str, Query()],
     location_code: Annotated[str, Query()],
+    instance_type: Annotated[str | None, Query()] = None,
+    cluster_type: Annotated[str | None, Query()] = None,
     is_spot: Annotated[bool, Query()] = False,
 ):
     state = _state(request)
-    slot = _slot(state, instance_type, location_code, is_spot)
+    slot = _slot(state, instance_type, cluster_type, location_code, is_spot)
     held = capacity.usage(state)
+    type_field = "instance_type" if instance_type is not None else "cluster_type"
     return _responses.json(
         {
-            "instance_type": instance_type, "location_code": location_code, "is_spot": is_spot,
+            type_field: slot[0], "location_code": location_code, "is_spot": is_spot,
             "total": capacity.total(state, slot), "in_use": held[slot], "available": capacity.available(state, slot, held),
         }
     )

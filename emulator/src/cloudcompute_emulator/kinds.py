@@ -1,7 +1,6 @@
 """Names of the stored record kinds (tables of :class:`~cloudcompute_emulator.store.Store`).
 
-Part 2 adds its own (``clusters``, ``instance_groups``, ...) the same way: a name is all a kind
-needs. ``GET /_emulator/resources/{kind}`` dumps any of them.
+A name is all a kind needs. ``GET /_emulator/resources/{kind}`` dumps any of them.
 """
 
 INSTANCES = "instances"
@@ -12,3 +11,7 @@ TAGS = "tags"
 AUDIT_EVENTS = "audit_events"
 AUDIT_EXPORTS = "audit_exports"
 CAPACITY = "capacity"
+CLUSTERS = "clusters"
+INSTANCE_GROUPS = "instance_groups"
+CONTAINER_DEPLOYMENTS = "container_deployments"
+JOB_DEPLOYMENTS = "job_deployments"

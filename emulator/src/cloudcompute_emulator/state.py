@@ -18,7 +18,7 @@ from cloudcompute_emulator.settings import EmulatorSettings
 from cloudcompute_emulator.store import META_KIND, Store, graveyard
 
 # Counters restarted by a reset, so that a fresh state hands out the same addresses again.
-RESET_COUNTERS = ("instance_ip_counter",)
+RESET_COUNTERS = ("instance_ip_counter", "private_ip_counter")
 
 
 class EmulatorState:

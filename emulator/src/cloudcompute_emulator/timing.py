@@ -1,8 +1,8 @@
 """How long each asynchronous step of a state machine takes, per timing profile.
 
 ``realistic`` follows production (minutes), ``demo`` keeps a live demo watchable (seconds) and
-``test`` keeps test suites fast (fractions of a second). Part 2 adds its own steps with
-:func:`define_step` (e.g. ``define_step("cluster.provisioning", 600, 4, 0.1)``).
+``test`` keeps test suites fast (fractions of a second). A new state machine adds its steps with
+:func:`define_step`.
 """
 
 from __future__ import annotations
@@ -49,6 +49,14 @@ define_step("volume.clone", 120, 2, 0.05)
 define_step("volume.clone_cross_location", 900, 5, 0.1)
 define_step("volume.cancel", 10, 0.5, 0.02)
 define_step("volume.restore", 20, 1, 0.02)
+
+# Clusters: create -> ordered -> provisioning -> running (jump host address and workers appear).
+define_step("cluster.ordered", 30, 1, 0.02)
+define_step("cluster.provisioning", 600, 4, 0.1)
+# a node action (boot / shutdown / force_shutdown) on a worker or the jump host completes
+define_step("cluster.node_power", 30, 1, 0.02)
+# discontinue: "deleting" until the cluster is gone (its shared volumes are detached then)
+define_step("cluster.deleting", 60, 2, 0.05)
 
 # Fixed by the spec, not by the profile: trash retention of deleted volumes (96 hours).
 TRASH_RETENTION_SECONDS = 96 * 3600

@@ -74,10 +74,21 @@ def _loopback_address(index: int) -> str:
 
 
 def allocate_address(state: EmulatorState) -> str:
+    """A public address (instances, cluster jump hosts and workers share one sequence)."""
     index = state.store.next_counter("instance_ip_counter") - 1
     if state.settings.instance_ip_mode == "loopback":
         return _loopback_address(index)
     return _public_address(index)
+
+
+_PRIVATE_POOL = ipaddress.ip_network("10.0.0.0/8")
+
+
+def allocate_private_address(state: EmulatorState) -> str:
+    """A private-network address (cluster workers), 10.0.0.1 upward, .0 and .255 skipped."""
+    index = state.store.next_counter("private_ip_counter") - 1
+    block, offset = divmod(index % (_PRIVATE_POOL.num_addresses // 256 * 254), 254)
+    return str(_PRIVATE_POOL.network_address + block * 256 + offset + 1)
 
 
 # -- records and view ----------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Seeding bypasses the API's checks that would only slow it down or make it impossible (capacity,
 balance, SSH keys) and records no audit events: it stands for resources made earlier by other
-means. Part 2 registers ``clusters`` in :data:`SEEDERS`.
+means. Each kind registers its function with :func:`seeder`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cloudcompute_emulator import catalog, kinds, tags
-from cloudcompute_emulator.resources import instances, volumes
+from cloudcompute_emulator.resources import clusters, instances, volumes
 
 if TYPE_CHECKING:
     from cloudcompute_emulator.state import EmulatorState
@@ -87,3 +87,37 @@ def seed_volumes(state: EmulatorState, project_id: str, count: int, options: dic
     ]
     state.store.insert_many(kinds.VOLUMES, created)
     return [volume["id"] for volume in created]
+
+
+@seeder("clusters")
+def seed_clusters(state: EmulatorState, project_id: str, count: int, options: dict[str, Any]) -> list[str]:
+    """Clusters ``<prefix>-cluster-00001``... with their /home shared volume; provisioned ones
+    (``running``/``offline``) have their jump host address and workers at once."""
+    cluster_type = catalog.CLUSTER_TYPES_BY_CODE[options["cluster_type"]]
+    image = options.get("cluster_image") or cluster_type.default_image()
+    status = options["status"]
+    location = options["location_code"]
+    tag_ids = tags.resolve_inputs(state, project_id, options.get("tags"))
+    now = state.clock.now()
+    created = []
+    for number in range(1, count + 1):
+        hostname = f"{options['hostname_prefix']}-cluster-{number:05d}"
+        cluster = clusters.new_record(
+            state, project_id, hostname=hostname, cluster_type=cluster_type, image=image, location=location, user_id=None,
+            tag_ids=tag_ids, worker_count=options.get("workers_per_cluster"), status=status, created_at=now,
+        )
+        state.store.insert(kinds.CLUSTERS, cluster)
+        shared = volumes.new_record(
+            state, project_id, name=f"{hostname}-home", size=catalog.CLUSTER_SHARED_VOLUME_DEFAULT_GB,
+            volume_type=catalog.CLUSTER_SHARED_VOLUME_TYPE, location=location, status="attached", user_id=None, created_at=now,
+        )
+        state.store.insert(kinds.VOLUMES, shared)
+        clusters.attach_shared_volume(state, cluster, shared, catalog.CLUSTER_SHARED_MOUNT_POINT)
+        if status in clusters.PROVISIONED:
+            clusters.provision(state, cluster, status)
+        elif status == "ordered":
+            clusters.start_lifecycle(state, cluster, start=now)
+        elif status == "provisioning":
+            state.scheduler.schedule_step(state, kinds.CLUSTERS, cluster, "cluster.provisioning", start=now, hook="cluster.running")
+        created.append(cluster["id"])
+    return created

@@ -7,7 +7,10 @@ clone -> new volume ``cloning`` -> ``detached``; cancel (of a clone) -> ``cancel
 delete -> ``deleted`` in the trash (purged after 96 h) or permanently; restore -> ``restoring`` -> ``detached``.
 
 An attachment is recorded on both sides at once: ``volume["instance_ids"]`` and
-``instance["volume_ids"]`` (use :func:`link` / :func:`unlink`, never one side alone).
+``instance["volume_ids"]`` (use :func:`link` / :func:`unlink`, never one side alone). A shared
+volume can belong to a cluster instead (``volume["cluster_id"]``, set and cleared by
+resources/clusters.py): it stays ``attached`` until the cluster is gone, and the volume actions
+that would take it away from the cluster (attach elsewhere, detach, delete) answer 400.
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ def new_record(
         "os_image": os_image,
         "ssh_key_ids": list(ssh_key_ids or []),
         "instance_ids": [],
+        "cluster_id": None,
         "target": None,
         "tag_ids": list(tag_ids or []),
         "on_spot_discontinue": on_spot_discontinue,
@@ -119,8 +123,40 @@ def _attached_instance_view(instance: Record) -> dict[str, Any]:
     }
 
 
+def _attached_cluster_view(cluster: Record) -> dict[str, Any]:
+    """A cluster shown among a shared volume's attached computes (its model names the cluster type)."""
+    cluster_type = catalog.CLUSTER_TYPES_BY_CODE[cluster["cluster_type"]]
+    node_type = cluster_type.node_type
+    return {
+        "id": cluster["id"],
+        "auto_rental_extension": None,
+        "ip": cluster["ip"],
+        "instance_type": node_type.code,
+        "status": cluster["status"],
+        "os_volume_id": None,
+        "hostname": cluster["hostname"],
+        "instance_template": {
+            "instance_type": node_type.code,
+            "cpu_cores": node_type.vcpus,
+            "gpu_number": node_type.gpus,
+            "gpu_vram_gb": node_type.vram_gb,
+            "ram_gb": node_type.ram_gb,
+        },
+        "instance_model": {
+            "code": node_type.model,
+            "manufacturer": node_type.manufacturer,
+            "category": node_type.category,
+            "cluster_model_code": cluster_type.code,
+        },
+    }
+
+
+def default_mount_point(volume: Record) -> str:
+    return f"/mnt/{_slug(volume['name'])}"
+
+
 def _commands(volume: Record) -> dict[str, str]:
-    mount_point = f"/mnt/{_slug(volume['name'])}"
+    mount_point = default_mount_point(volume)
     if catalog.VOLUME_TYPES_BY_NAME[volume["type"]].is_shared_fs:
         source = f"nfs.{volume['location'].lower()}.cloudcompute.internal:/{volume['pseudo_path']}"
         mount = f"mount -t nfs -o nconnect=16 {source} {mount_point}"
@@ -139,6 +175,10 @@ def _commands(volume: Record) -> dict[str, str]:
 def view(state: EmulatorState, volume: Record) -> dict[str, Any]:
     instances = state.store.table(kinds.INSTANCES)
     attached = [instances[instance_id] for instance_id in volume["instance_ids"] if instance_id in instances]
+    attached_views = [_attached_instance_view(instance) for instance in attached]
+    cluster = state.store.get(kinds.CLUSTERS, volume["cluster_id"]) if volume.get("cluster_id") else None
+    if cluster is not None:
+        attached_views.append(_attached_cluster_view(cluster))
     result = {
         "id": volume["id"],
         "name": volume["name"],
@@ -149,8 +189,8 @@ def view(state: EmulatorState, volume: Record) -> dict[str, Any]:
         "is_os_volume": volume["is_os_volume"],
         "created_at": volume["created_at"],
         "target": volume["target"],
-        "instance_id": attached[0]["id"] if attached else None,
-        "instances": [_attached_instance_view(instance) for instance in attached],
+        "instance_id": attached_views[0]["id"] if attached_views else None,
+        "instances": attached_views,
         "ssh_key_ids": volume["ssh_key_ids"],
         "tags": tags.views(state, volume["tag_ids"]),
         "contract": volume["contract"],
@@ -283,6 +323,15 @@ def check_standalone_type(volume_type: str, field: str = "type") -> None:
     if known is None or not known.standalone:
         allowed = ", ".join(t.type for t in catalog.VOLUME_TYPES if t.standalone)
         raise invalid(f"{field}: '{volume_type}' is not a volume type that can be created here (one of {allowed})")
+
+
+def require_not_on_cluster(volume: Record, action: str) -> None:
+    """A cluster's shared volume stays with the cluster until the cluster is discontinued."""
+    if volume.get("cluster_id"):
+        raise invalid(
+            f"Cannot {action} volume {volume['id']}: it is attached to cluster {volume['cluster_id']} "
+            "(discontinue the cluster to detach it)"
+        )
 
 
 def require_offline(instance: Record) -> None:

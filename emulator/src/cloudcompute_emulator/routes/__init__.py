@@ -1,11 +1,20 @@
 """The ``/v1`` route modules, one per resource family.
 
 :data:`API_ROUTERS` is the list app.py mounts, in order (``catalogs`` comes before ``instances``
-so that ``/v1/instances/types`` is not taken for an instance id). Part 2 appends its modules
-(clusters, instance groups, serverless deployments, prices) here.
+so that ``/v1/instances/types`` is not taken for an instance id).
 """
 
-from cloudcompute_emulator.routes import account, audit, catalogs, instances, oauth, scripts, ssh_keys, volumes
+from cloudcompute_emulator.routes import (
+    account,
+    audit,
+    catalogs,
+    clusters,
+    instances,
+    oauth,
+    scripts,
+    ssh_keys,
+    volumes,
+)
 
 API_ROUTERS = [
     oauth.router,
@@ -15,5 +24,6 @@ API_ROUTERS = [
     scripts.router,
     volumes.router,
     instances.router,
+    clusters.router,
     audit.router,
 ]

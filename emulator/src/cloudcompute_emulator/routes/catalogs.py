@@ -1,5 +1,6 @@
-"""Catalog endpoints: instance types, images, locations, volume types, long-term periods and
-instance availability (the data is in catalog.py, the capacity in capacity.py)."""
+"""Catalog endpoints: instance and cluster types, OS and cluster images, locations, volume types,
+long-term periods, instance and cluster availability (the data is in catalog.py, the capacity in
+capacity.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from cloudcompute_emulator.schemas.catalog import (
     LongTermPeriod,
     VolumeType,
 )
+from cloudcompute_emulator.schemas.clusters import ClusterAvailability, ClusterType
 from cloudcompute_emulator.schemas.common import Currency
 from cloudcompute_emulator.state import EmulatorState
 
@@ -110,6 +112,53 @@ async def list_images(_ctx: Context, instance_type: Annotated[str | None, Query(
         images = [image for image in images if image.image_type in known.supported_os]
         default_type = known.default_image()
     return _responses.json([_image_view(image, default_type) for image in images])
+
+
+@router.get(
+    "/v1/images/cluster",
+    response_model=list[Image],
+    responses=_responses.errors(404),
+    summary="Cluster images (instance_type: a cluster type, or the instance type of its nodes)",
+)
+async def list_cluster_images(_ctx: Context, instance_type: Annotated[str | None, Query()] = None):
+    images = catalog.CLUSTER_IMAGES
+    if instance_type is not None:
+        if instance_type in catalog.CLUSTER_TYPES_BY_CODE:
+            supported = set(catalog.CLUSTER_TYPES_BY_CODE[instance_type].supported_os)
+        elif instance_type in catalog.INSTANCE_TYPES_BY_CODE:
+            supported = {
+                image_type
+                for cluster_type in catalog.CLUSTER_TYPES
+                if cluster_type.node_type.code == instance_type
+                for image_type in cluster_type.supported_os
+            }
+        else:
+            raise not_found(f"Instance type {instance_type}")
+        images = [image for image in images if image.image_type in supported]
+    return _responses.json([_image_view(image, catalog.DEFAULT_CLUSTER_IMAGE) for image in images])
+
+
+def cluster_type_view(cluster_type: catalog.ClusterType, currency: str) -> dict[str, Any]:
+    return {
+        "id": cluster_type.id,
+        "cluster_type": cluster_type.code,
+        "model": cluster_type.model,
+        "name": cluster_type.name,
+        "manufacturer": cluster_type.manufacturer,
+        "cpu": cluster_type.cpu(),
+        "gpu": cluster_type.gpu(),
+        "gpu_memory": cluster_type.gpu_memory(),
+        "memory": cluster_type.memory(),
+        "price_per_hour": catalog.price_text(catalog.convert_price(cluster_type.price_per_hour, currency)),
+        "currency": currency,
+        "node_details": cluster_type.node_details(),
+        "supported_os": list(cluster_type.supported_os),
+    }
+
+
+@router.get("/v1/cluster-types", response_model=list[ClusterType], summary="Cluster types (public)")
+async def list_cluster_types(currency: CurrencyQuery = "usd"):
+    return _responses.json([cluster_type_view(cluster_type, currency) for cluster_type in catalog.CLUSTER_TYPES])
 
 
 @router.get("/v1/locations", response_model=list[Location], summary="Datacenter locations")
@@ -240,3 +289,42 @@ async def instance_type_availability(ctx: Context, instance_type: str, query: Av
 )
 async def instance_type_availability_deprecated(ctx: Context, instanceType: str, query: AvailabilityQuery):  # noqa: N803
     return _responses.json(_is_available(ctx.state, instanceType, *query))
+
+
+async def cluster_availability_query(location_code: LocationQuery = None, location_code_alias: LocationAliasQuery = None) -> list[str]:
+    """The locations to look at (clusters have no spot variant)."""
+    return resolve_locations(location_code, location_code_alias)
+
+
+ClusterAvailabilityQuery = Annotated[list[str], Depends(cluster_availability_query)]
+
+
+@router.get("/v1/cluster-availability", response_model=list[ClusterAvailability], summary="Deployable cluster types per location")
+async def list_cluster_availability(ctx: Context, locations: ClusterAvailabilityQuery):
+    held = capacity.usage(ctx.state)
+    return _responses.json(
+        [
+            {
+                "location_code": location,
+                "availabilities": [
+                    cluster_type.code
+                    for cluster_type in catalog.CLUSTER_TYPES
+                    if capacity.available(ctx.state, (cluster_type.code, location, False), held) > 0
+                ],
+            }
+            for location in locations
+        ]
+    )
+
+
+@router.get(
+    "/v1/cluster-availability/{cluster_type}",
+    response_model=bool,
+    responses={**_BOOLEAN, **_responses.errors(404)},
+    summary="Is the cluster type deployable (in the location, or anywhere)",
+)
+async def cluster_type_availability(ctx: Context, cluster_type: str, locations: ClusterAvailabilityQuery):
+    if cluster_type not in catalog.CLUSTER_TYPES_BY_CODE:
+        raise not_found(f"Cluster type {cluster_type}")
+    held = capacity.usage(ctx.state)
+    return _responses.json(any(capacity.available(ctx.state, (cluster_type, location, False), held) > 0 for location in locations))

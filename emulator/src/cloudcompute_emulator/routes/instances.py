@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query
 from cloudcompute_emulator import capacity, catalog, kinds, projects, tags
 from cloudcompute_emulator.context import ApiContext, Context, UserAgent
 from cloudcompute_emulator.errors import ApiError, invalid
-from cloudcompute_emulator.resources import instances, volumes
+from cloudcompute_emulator.resources import instances, references, volumes
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.routes.tags import add_tag_routes
 from cloudcompute_emulator.schemas.instances import (
@@ -79,12 +79,7 @@ def _resolve_image(ctx: ApiContext, body: InstanceDeploy, instance_type: catalog
 def _resolve_ssh_keys(ctx: ApiContext, ssh_key_ids: str | list[str] | None) -> list[str]:
     if not any(True for _ in ctx.store.records(kinds.SSH_KEYS, ctx.project_id)):
         raise invalid("At least one SSH key must exist in the project before deploying")
-    wanted = [ssh_key_ids] if isinstance(ssh_key_ids, str) else list(dict.fromkeys(ssh_key_ids or []))
-    for key_id in wanted:
-        key = ctx.store.get(kinds.SSH_KEYS, key_id)
-        if key is None or key["project_id"] != ctx.project_id:
-            raise invalid(f"ssh_key_ids: SSH key {key_id} not found")
-    return wanted
+    return references.ssh_key_ids(ctx, ssh_key_ids)
 
 
 def _resolve_existing_volumes(ctx: ApiContext, volume_ids: list[str] | None, location: str) -> list[Record]:
@@ -116,10 +111,7 @@ def _check_deploy_request(ctx: ApiContext, body: InstanceDeploy) -> dict[str, An
         raise invalid("pricing: only FIXED_PRICE is supported")
     image_type, os_source = _resolve_image(ctx, body, instance_type)
     ssh_key_ids = _resolve_ssh_keys(ctx, body.ssh_key_ids)
-    if body.startup_script_id is not None:
-        script = ctx.store.get(kinds.SCRIPTS, body.startup_script_id)
-        if script is None or script["project_id"] != ctx.project_id:
-            raise invalid(f"startup_script_id: startup script {body.startup_script_id} not found")
+    references.startup_script_id(ctx, body.startup_script_id)
     existing = _resolve_existing_volumes(ctx, body.existing_volumes, body.location_code)
     for spec in body.volumes or []:
         volumes.check_standalone_type(spec.type, "volumes[].type")

@@ -100,6 +100,7 @@ def _attach(ctx: ApiContext, targets: list[Record], body: VolumeAction) -> None:
     plans = []
     for volume in targets:
         _require_not_deleted(volume)
+        volumes.require_not_on_cluster(volume, "attach")
         if volume["status"] == "attached" and set(instance_ids) <= set(volume["instance_ids"]):
             continue  # already attached there
         if volume["status"] not in ("detached", "attached"):
@@ -124,6 +125,7 @@ def _detach(ctx: ApiContext, targets: list[Record], body: VolumeAction) -> None:
         _require_not_deleted(volume)
         if volume["status"] == "detached":
             continue
+        volumes.require_not_on_cluster(volume, "detach")
         if volume["status"] != "attached":
             raise invalid(f"Cannot detach volume {volume['id']} while it is {volume['status']}")
         stray = [instance_id for instance_id in named if instance_id not in volume["instance_ids"]]
@@ -207,6 +209,7 @@ def _cancel(ctx: ApiContext, targets: list[Record], _body: VolumeAction) -> None
 def _check_deletable(volume: Record) -> None:
     if volume["status"] == "deleted":
         return
+    volumes.require_not_on_cluster(volume, "delete")
     if volume["instance_ids"]:
         raise invalid(f"Volume {volume['id']} is attached to an instance: detach it first")
     if volume["status"] in BUSY_STATUSES:
