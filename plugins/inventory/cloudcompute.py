@@ -416,7 +416,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         connect_with = self.get_option("connect_with")
         worker_connect_with = self.get_option("worker_connect_with")
         selection = self.selection
+        # Hosts kept without ansible_host (by connect option) or without a way through their
+        # jump host: reported once, at -v, rather than dropped.
         self.unaddressed = {}
+        self.workers_without_proxy_jump = []
         self.names_taken = set()
         self.group_names = {}
         hosts = []
@@ -436,11 +439,18 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                     proxy_jump = self._proxy_jump_argument(jump_host)
                     for worker in cluster.get("worker_nodes") or ():
                         if selection.keeps_worker(worker):
-                            hosts.append(self._worker_host(worker, cluster, worker_address, worker_connect_with, proxy_jump))
+                            worker_host = self._worker_host(worker, cluster, worker_address, worker_connect_with, proxy_jump)
+                            hosts.append(worker_host)
+                            if not proxy_jump:
+                                self.workers_without_proxy_jump.append(worker_host[0])
         self._add_to_inventory(hosts)
         for connect_option, names in sorted(self.unaddressed.items()):
             display.v("cloudcompute inventory: %d hosts have no %s, so ansible_host is not set and Ansible connects "
                       "to their inventory name: %s" % (len(names), connect_option, _some(names)))
+        if self.workers_without_proxy_jump:
+            names = self.workers_without_proxy_jump
+            display.v("cloudcompute inventory: %d workers have no ProxyJump because their jump host has no address: %s"
+                      % (len(names), _some(names)))
 
     def _instance_host(self, instance, address_field, connect_with):
         prefix = self.prefix

@@ -4,6 +4,7 @@ constructed options, caching, request counts and errors."""
 import time
 
 import pytest
+import requests
 from ansible.errors import AnsibleParserError
 from ansible.parsing.dataloader import DataLoader
 from ansible.parsing.vault import VaultLib, VaultSecret, VaultSecretsContext
@@ -354,3 +355,106 @@ def test_credentials_may_be_vault_encrypted(inventory_run, fleet, monkeypatch, e
     monkeypatch.setattr(VaultSecretsContext, "_current", VaultSecretsContext(secrets))  # as the CLI sets it up
     inventory = inventory_run.parse_file(path, loader=loader)
     assert len(host_names(inventory)) == 5
+
+
+# ------------------------------------------------------------------------------- clusters
+
+
+@pytest.fixture
+def cluster(control):
+    """One running 16H100 cluster (jump host and 2 workers) in FIN-01 tagged env=prod."""
+    cluster_id = control.seed(clusters=1, hostname_prefix="hpc", location_code="FIN-01", cluster_type="16H100",
+                              tags={"env": "prod"})["cluster_ids"][0]
+    control.clear_requests()
+    return next(record for record in control.resources("clusters") if record["id"] == cluster_id)
+
+
+JUMP_HOST = "hpc-cluster-00001"
+WORKERS = ["hpc-cluster-00001-worker-1", "hpc-cluster-00001-worker-2"]
+
+
+def test_a_cluster_gives_its_jump_host_and_workers(inventory_run, cluster):
+    inventory = inventory_run.parse()
+    assert host_names(inventory) == [JUMP_HOST] + WORKERS
+    jump = host_vars(inventory, JUMP_HOST)
+    assert jump["ansible_host"] == cluster["ip"]
+    assert jump["cloudcompute_host_kind"] == "jump_host"
+    assert jump["cloudcompute_cluster_type"] == "16H100"
+    assert jump["cloudcompute_tags"] == {"env": "prod"}
+    assert [node["hostname"] for node in jump["cloudcompute_worker_nodes"]] == WORKERS
+    assert "ansible_ssh_common_args" not in jump
+
+    worker = host_vars(inventory, WORKERS[0])
+    node = cluster["worker_nodes"][0]
+    assert worker["ansible_host"] == WORKERS[0]  # the jump host reaches workers by hostname
+    assert worker["ansible_ssh_common_args"] == "-o ProxyJump=root@%s" % cluster["ip"]
+    assert worker["cloudcompute_host_kind"] == "worker"
+    assert worker["cloudcompute_id"] == node["id"]
+    assert worker["cloudcompute_private_ip"] == node["private_ip"]
+    assert worker["cloudcompute_public_ip"] == node["public_ip"]
+    assert worker["cloudcompute_cluster_id"] == cluster["id"]
+    assert worker["cloudcompute_cluster_hostname"] == JUMP_HOST
+    assert worker["cloudcompute_cluster_type"] == "16H100"
+    assert worker["cloudcompute_location"] == "FIN-01"
+    assert worker["cloudcompute_tags"] == {"env": "prod"}
+
+    assert host_names(inventory, "cloudcompute_cluster_hpc_cluster_00001") == [JUMP_HOST] + WORKERS
+    assert host_names(inventory, "cloudcompute_jump_hosts") == [JUMP_HOST]
+    assert host_names(inventory, "cloudcompute_workers") == WORKERS
+    assert host_names(inventory, "cloudcompute_location_fin_01") == [JUMP_HOST] + WORKERS
+    assert host_names(inventory, "cloudcompute_status_running") == [JUMP_HOST] + WORKERS
+
+
+def test_worker_address_and_proxy_jump_options(inventory_run, cluster):
+    inventory = inventory_run.parse({"worker_connect_with": "private_ip", "jump_host_user": "ubuntu", "jump_host_port": 2222})
+    worker = host_vars(inventory, WORKERS[1])
+    assert worker["ansible_host"] == cluster["worker_nodes"][1]["private_ip"]
+    assert worker["ansible_ssh_common_args"] == "-o ProxyJump=ubuntu@%s:2222" % cluster["ip"]
+    inventory = inventory_run.parse({"jump_host_user": "", "connect_with": "hostname"})
+    assert host_vars(inventory, WORKERS[1])["ansible_ssh_common_args"] == "-o ProxyJump=" + JUMP_HOST
+
+
+def test_workers_without_a_jump_host_address_are_kept_and_named_at_v(inventory_run, cluster, messages):
+    inventory = inventory_run.parse({"connect_with": "private_ip"})  # clusters report no private address
+    assert host_names(inventory) == [JUMP_HOST] + WORKERS
+    assert "ansible_ssh_common_args" not in host_vars(inventory, WORKERS[0])
+    assert any("1 hosts have no private_ip" in message and JUMP_HOST in message for message in messages["v"])
+    assert any("2 workers have no ProxyJump" in message for message in messages["v"])
+
+
+def test_include_workers_and_include_clusters(inventory_run, cluster):
+    assert host_names(inventory_run.parse({"include_workers": False})) == [JUMP_HOST]
+    assert host_names(inventory_run.parse({"include_clusters": False})) == []
+
+
+def test_cluster_filters_are_applied_to_the_answer(inventory_run, cluster, control):
+    control.seed(clusters=1, hostname_prefix="lab", location_code="FIN-02", cluster_type="16H100", tags={"env": "dev"})
+    control.seed(clusters=1, hostname_prefix="off", location_code="FIN-01", status="offline")
+    jump_hosts = "cloudcompute_jump_hosts"
+    assert host_names(inventory_run.parse(), jump_hosts) == ["hpc-cluster-00001", "lab-cluster-00001"]
+    assert host_names(inventory_run.parse({"filters": {"location": "FIN-02"}}), jump_hosts) == ["lab-cluster-00001"]
+    assert host_names(inventory_run.parse({"filters": {"tags": {"env": "prod"}}}), jump_hosts) == ["hpc-cluster-00001"]
+    assert host_names(inventory_run.parse({"filters": {"cluster_type": ["32H100"]}})) == []
+    offline = inventory_run.parse({"filters": {"status": "offline"}})
+    assert host_names(offline, jump_hosts) == ["off-cluster-00001"]
+    assert host_names(offline, "cloudcompute_workers") == ["off-cluster-00001-worker-1", "off-cluster-00001-worker-2"]
+
+
+def test_a_worker_is_kept_by_its_own_status(inventory_run, cluster, emulator):
+    worker_id = cluster["worker_nodes"][0]["id"]
+    response = requests.post("%s/clusters/%s/nodes/%s/actions" % (emulator.api_url, cluster["id"], worker_id),
+                             json={"action": "shutdown"}, headers={"Authorization": "Bearer " + emulator.access_token()},
+                             timeout=10)
+    assert response.status_code == 202
+    time.sleep(0.1)  # the test profile completes a node action in 0.02 s
+    assert host_names(inventory_run.parse()) == [JUMP_HOST, WORKERS[1]]
+    everything = inventory_run.parse({"filters": {"status": []}})
+    assert host_names(everything, "cloudcompute_status_offline") == [WORKERS[0]]
+
+
+def test_a_cluster_still_provisioning_has_a_jump_host_without_address(inventory_run, control, messages):
+    control.seed(clusters=1, hostname_prefix="new", status="provisioning")
+    inventory = inventory_run.parse({"filters": {"status": "provisioning"}})
+    assert host_names(inventory) == ["new-cluster-00001"]
+    assert "ansible_host" not in host_vars(inventory, "new-cluster-00001")
+    assert any("new-cluster-00001" in message for message in messages["v"])
