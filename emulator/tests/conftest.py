@@ -161,3 +161,114 @@ def offline_instance(api: ApiClient, running_instance: str, settle) -> str:
     settle()
     assert api.instance(running_instance)["status"] == "offline"
     return running_instance
+
+
+# The longest tests go first, so that with pytest-xdist (``-n 2`` in pyproject.toml) they run
+# while the other worker gets through the many short ones.
+SLOW_FIRST = ("test_schema_conformance.py", "test_random_walk.py", "test_state_file.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return SLOW_FIRST.index(name) if name in SLOW_FIRST else len(SLOW_FIRST)
+
+    items.sort(key=rank)
+
+
+# -- API coverage: which operations and (operation, status) pairs the suite exercised ---------------
+#
+# After each test the session emulator's request log (cleared by the next reset) is collected;
+# workers hand their share to the controller, which prints a summary at the end: operations of
+# the API hit, and the "named" (operation, status) pairs hit — each operation's success status,
+# the statuses it declares, 401 for an authenticated one and 400 for one that takes input.
+# Requests made to other emulators (schemathesis, durability tests) are not counted.
+
+API_CALLS: set[tuple[str, str, int]] = set()
+
+
+@pytest.fixture(autouse=True)
+def _record_api_calls(emulator: RunningEmulator):
+    yield
+    for entry in emulator.control.requests()["requests"]:
+        if entry["status"] is not None:
+            API_CALLS.add((entry["method"], entry["path"], entry["status"]))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["api_calls"] = sorted(API_CALLS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    API_CALLS.update(tuple(call) for call in getattr(node, "workeroutput", {}).get("api_calls", []))
+
+
+def _constrained(schema: dict[str, Any]) -> bool:
+    """Can a value of this query parameter be refused by its schema alone?"""
+    options = schema.get("anyOf", [schema])
+    return any(option.get("type") not in (None, "string", "null") or set(option) & {"enum", "pattern", "minLength", "maxLength"}
+               for option in options)
+
+
+def _named_pairs() -> dict[tuple[str, str], set[int]]:
+    import re
+
+    from fastapi.routing import APIRoute
+
+    from cloudcompute_emulator import scopes
+    from cloudcompute_emulator.app import create_fastapi_app
+    from cloudcompute_emulator.routes import API_ROUTERS
+    from cloudcompute_emulator.state import EmulatorState
+
+    document = create_fastapi_app(EmulatorState({"profile": "test"})).openapi()
+    operations: dict[tuple[str, str], set[int]] = {}
+    for router in API_ROUTERS:
+        for route in router.routes:
+            if not isinstance(route, APIRoute):
+                continue
+            documented = document["paths"][route.path]
+            takes_input = any(
+                "requestBody" in documented[method.lower()]
+                or any(parameter["in"] == "query" and _constrained(parameter["schema"])
+                       for parameter in documented[method.lower()].get("parameters", []))
+                for method in route.methods or ()
+            )
+            statuses = {route.status_code or 200} | {int(code) for code in route.responses if str(code).isdigit()}
+            if not scopes.is_public(route.path):
+                statuses.add(401)
+            if takes_input:
+                statuses.add(400)
+            for method in route.methods or ():
+                pattern = "^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(route.path)) + "$"
+                operations[(method, pattern)] = statuses
+    return operations
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    import re
+
+    if not API_CALLS or getattr(terminalreporter.config, "workeroutput", None) is not None:
+        return
+    operations = _named_pairs()
+    hit_operations: set[tuple[str, str]] = set()
+    hit_pairs: set[tuple[tuple[str, str], int]] = set()
+    # the most specific template wins (/v1/volumes/trash before /v1/volumes/{volume_id})
+    ordered = sorted(operations, key=lambda op: (op[1].count("[^/]+"), -len(op[1])))
+    for method, path, status in API_CALLS:
+        operation = next((op for op in ordered if op[0] == method and re.match(op[1], path)), None)
+        if operation is not None:
+            hit_operations.add(operation)
+            hit_pairs.add((operation, status))
+    named = {(operation, status) for operation, statuses in operations.items() for status in statuses}
+    missing = sorted(f"{op[0]} {op[1].strip('^$').replace('[^/]+', '{}')} {status}" for op, status in named - hit_pairs)
+    terminalreporter.write_sep("-", "API coverage (session emulator)")
+    terminalreporter.write_line(f"operations: {len(hit_operations)}/{len(operations)}")
+    terminalreporter.write_line(f"named (operation, status) pairs: {len(named & hit_pairs)}/{len(named)}; "
+                                f"other pairs seen: {len(hit_pairs - named)}")
+    # the list only when it is short (a run of a few test files misses most pairs)
+    if len(missing) <= 20 or terminalreporter.config.option.verbose > 0:
+        for line in missing:
+            terminalreporter.write_line(f"  not exercised: {line}")

@@ -63,16 +63,16 @@ def test_unexpected_exceptions_answer_500_json(state: EmulatorState, monkeypatch
 def test_inference_key_dependency(state: EmulatorState) -> None:
     fastapi_app = create_fastapi_app(state)
 
-    @fastapi_app.get("/inference/echo")
+    @fastapi_app.get("/echo")
     async def echo(caller: Annotated[InferenceCaller, Depends(require_inference_key)]) -> dict:
         return {"project_id": caller.project_id}
 
     app = EmulatorMiddleware(fastapi_app, state)
     key = state.launch_credential["inference_api_key"]
-    assert _call(app, "GET", "/inference/echo", {"Authorization": f"Bearer {key}"})[2] == {"project_id": state.default_project_id}
-    status, _headers, body = _call(app, "GET", "/inference/echo", {"Authorization": "Bearer wrong"})
+    assert _call(app, "GET", "/echo", {"Authorization": f"Bearer {key}"})[2] == {"project_id": state.default_project_id}
+    status, _headers, body = _call(app, "GET", "/echo", {"Authorization": "Bearer wrong"})
     assert status == 401 and body["code"] == "unauthorized_request"
-    assert _call(app, "GET", "/inference/echo")[0] == 401
+    assert _call(app, "GET", "/echo")[0] == 401
 
 
 def test_dropped_connection_without_a_server_transport(state: EmulatorState) -> None:

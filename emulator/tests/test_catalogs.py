@@ -27,7 +27,8 @@ def test_instance_types(anonymous: ApiClient, api: ApiClient) -> None:
     assert_error(anonymous.get("/instance-types", params={"currency": "gbp"}), 400, "invalid_request", "currency")
     assert api.ok("GET", "/instances/types").json() == types  # deprecated alias (needs a token)
     assert anonymous.get("/instances/types").status_code == 401
-    assert anonymous.ok("GET", "/instance-types/price-history").json() == []
+    history = anonymous.ok("GET", "/instance-types/price-history")
+    assert history.json() == [] and "no longer supported" in history.headers["warning"] and history.headers["deprecation"] == "true"
 
 
 def test_images(api: ApiClient) -> None:

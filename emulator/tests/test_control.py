@@ -63,10 +63,11 @@ def test_seed_ten_thousand_instances_fast(api: ApiClient, control) -> None:
     listing = api.ok("GET", "/instances")
     elapsed = time.perf_counter() - started
     instances = listing.json()
-    # the server's own time (the request log) well under a second; the client's includes
-    # moving 8 MB through a loaded machine
+    # the server's own time (the request log) about half a second on an idle machine; the
+    # client's includes moving 8 MB. Both bounds leave room for the other xdist worker (and
+    # whatever else) sharing the two cores.
     [entry] = control.requests(path="/v1/instances")["requests"]
-    assert len(instances) == 10_000 and entry["duration_ms"] < 1000 and elapsed < 3, (entry["duration_ms"], elapsed)
+    assert len(instances) == 10_000 and entry["duration_ms"] < 2000 and elapsed < 4, (entry["duration_ms"], elapsed)
     assert instances[0]["hostname"] == "node-00001" and instances[0]["status"] == "running" and instances[0]["ip"]
     assert len({instance["ip"] for instance in instances}) == 10_000
     assert instances[0]["tags"][0]["key"] == "fleet"

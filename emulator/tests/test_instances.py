@@ -228,6 +228,14 @@ def test_spot_eviction_follows_volume_policies(api: ApiClient, settle, control) 
     assert volumes["drop"]["is_permanently_deleted"] and volumes["keep"]["status"] == "detached"
     settle()
     assert_error(api.get(f"/instances/{instance_id}"), 404, "not_found")
+    # move_to_trash: in the trash (still charged, counting as storage) for 96 hours, then purged
+    assert [volume["name"] for volume in api.ok("GET", "/volumes/trash").json()] == ["os"]
+    control.advance_clock(96 * 3600 - 2000)
+    assert [volume["name"] for volume in api.ok("GET", "/volumes/trash").json()] == ["os"]
+    control.advance_clock(1000)
+    assert api.ok("GET", "/volumes/trash").json() == []
+    assert api.volume(volumes["os"]["id"])["is_permanently_deleted"] is True
+    assert [volume["name"] for volume in api.ok("GET", "/volumes").json()] == ["keep"]
     on_demand = api.deploy(hostname="regular")
     with pytest.raises(Exception, match="not a spot instance"):
         control.evict(on_demand)

@@ -1,5 +1,6 @@
-"""A seeded random walk through instance and volume operations, clock moves and evictions:
-never a 500, and every attachment is recorded on both sides afterwards."""
+"""A seeded random walk through instance, volume and cluster operations, clock moves and
+evictions: never a 500, and every attachment (to an instance or a cluster) is recorded on both
+sides afterwards."""
 
 from __future__ import annotations
 
@@ -48,8 +49,27 @@ def _step(api: ApiClient, control, rng: random.Random, step: int) -> int | None:
         except EmulatorControlError as error:
             assert error.status == 400, error
         return None
+    if roll < 0.97:
+        return _cluster_step(api, rng, step, volumes)
     control.advance_clock(rng.choice([1, 5, 20, 200, 4000]))
     return None
+
+
+def _cluster_step(api: ApiClient, rng: random.Random, step: int, volumes: list[str]) -> int:
+    clusters = api.ok("GET", "/clusters").json()
+    if not clusters or rng.random() < 0.35:
+        body = {"cluster_type": "16H100", "hostname": f"hpc-{step}", "image": "ubuntu-24.04-cuda-12.8-cluster",
+                "location_code": LOCATION, "shared_volume": {"name": "home", "size": 10},
+                "ssh_key_ids": [api.ok("GET", "/ssh-keys").json()[0]["id"]]}
+        if volumes and rng.random() < 0.5:
+            body["existing_volumes"] = [{"id": rng.choice(volumes)}]
+        return api.post("/clusters", json=body).status_code
+    cluster = rng.choice(clusters)
+    if rng.random() < 0.3:
+        return api.put("/clusters", json={"actions": [{"action": "discontinue", "id": cluster["id"]}]}).status_code
+    node_ids = [cluster["id"], "bogus", *(node["id"] for node in cluster["worker_nodes"])]
+    return api.post(f"/clusters/{cluster['id']}/nodes/{rng.choice(node_ids)}/actions",
+                    json={"action": rng.choice(["boot", "shutdown", "force_shutdown"])}).status_code
 
 
 def test_random_walk_keeps_state_consistent(api: ApiClient, control, emulator_reset) -> None:
@@ -71,4 +91,13 @@ def test_random_walk_keeps_state_consistent(api: ApiClient, control, emulator_re
     for instance in live.values():
         for volume_id in instance["volume_ids"]:
             assert instance["id"] in volumes[volume_id]["instance_ids"], (instance, volume_id)
+    clusters = {item["id"]: item for item in control.resources("clusters") if "removed_at" not in item}
+    assert clusters and seen.get(404), seen  # clusters were made, and bogus nodes refused
+    for volume in volumes.values():
+        if volume.get("cluster_id"):
+            assert volume["id"] in {mount["id"] for mount in clusters[volume["cluster_id"]]["shared_volumes"]}, volume
+            assert not volume["instance_ids"] and volume["status"] == "attached", volume
+    for cluster in clusters.values():
+        for mount in cluster["shared_volumes"]:
+            assert volumes[mount["id"]]["cluster_id"] == cluster["id"], (cluster, mount)
     assert "Traceback" not in emulator_reset.log()

@@ -3,6 +3,9 @@
 Every check runs (no 500s, statuses, content types and bodies as documented, invalid input
 refused, Allow headers, stateful sequences) except ``positive_data_acceptance``: a request can
 be schema-valid and still name an unknown instance type or location, which the API refuses.
+
+With 96 operations this is most of the suite's CPU time (the coverage phase alone sends some
+5,000 requests), hence few fuzzing examples per operation.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from cloudcompute_emulator.testing import run_emulator
 
 pytest.importorskip("schemathesis")
 
-MAX_EXAMPLES = 12
+MAX_EXAMPLES = 5
 SEED = 7
 
 
@@ -31,7 +34,7 @@ def test_api_conforms_to_its_openapi_document(tmp_path) -> None:
             "--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED), "--workers", "2",
             "--request-timeout", "30",
         ]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+        result = subprocess.run(command, capture_output=True, text=True, timeout=480, cwd=tmp_path)
         server_log = emulator.log()
     assert result.returncode == 0, result.stdout[-12000:] + result.stderr[-3000:]
     assert " passed" in result.stdout

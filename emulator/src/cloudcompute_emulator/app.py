@@ -12,7 +12,7 @@ from fastapi.openapi.utils import get_openapi
 from cloudcompute_emulator import __version__, control_api, docs_page, scopes
 from cloudcompute_emulator.errors import install_error_handlers
 from cloudcompute_emulator.middleware import EmulatorMiddleware
-from cloudcompute_emulator.routes import API_ROUTERS
+from cloudcompute_emulator.routes import API_ROUTERS, inference
 from cloudcompute_emulator.schemas.common import ErrorBody
 from cloudcompute_emulator.state import EmulatorState
 
@@ -87,6 +87,7 @@ def create_fastapi_app(state: EmulatorState) -> FastAPI:
     for router in API_ROUTERS:
         app.include_router(router)
     app.include_router(docs_page.router)
+    app.include_router(inference.router)
     app.include_router(control_api.router)
     app.openapi = lambda: _build_openapi(app)  # type: ignore[method-assign]
     return app

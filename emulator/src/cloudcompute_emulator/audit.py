@@ -5,7 +5,7 @@
 ``request_origin`` (``api``), ``actor_id`` and the object itself under its type's name
 (``compute``, ``volume``, ``ssh_key``, ``startup_script``, ...).
 
-Part 2 records its events with ``ctx.audit(object_type, action, subject, location_code=..., <name>=view)``.
+Routes record their events with ``ctx.audit(object_type, action, subject, location_code=..., <name>=view)``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@
 - ``POST /v1/oauth2/token`` exchanges it (client_credentials grant) for an access token of
   ``settings.token_ttl`` seconds and a refresh token of 30 days; a refresh token works once.
 - Tokens expire on the emulator clock, so advancing the clock expires them.
-- Inference API keys are a separate key kind for serverless endpoints (part 2 serves those);
-  :func:`require_inference_key` is the FastAPI dependency that checks one.
+- Inference API keys are a separate key kind: the serverless management endpoints accept one in
+  place of an access token (scopes.INFERENCE_KEY_PATHS), and the deployed endpoints
+  (``/inference/...``) require one (:func:`require_inference_key`).
 """
 
 from __future__ import annotations
@@ -40,12 +41,14 @@ SWEEP_EVERY = 200
 
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: the credential behind the access token."""
+    """Who is calling: the credential behind the access token, or (on the serverless endpoints)
+    an inference API key, which has no client id and the least role."""
 
-    client_id: str
+    client_id: str | None
     project_id: str
     role: str
     user_id: str
+    auth: str = "bearer"
 
     def require_role(self, *roles: str) -> None:
         if self.role not in roles:
@@ -170,6 +173,13 @@ def resolve_access_token(state: EmulatorState, access_token: str) -> Principal |
     if credential is None:
         return "invalid_token"
     return Principal(credential["id"], credential["project_id"], credential["role"], credential["user_id"])
+
+
+def resolve_inference_key(state: EmulatorState, key: str) -> Principal | None:
+    record = state.store.get(INFERENCE_KEY_KIND, key)
+    if record is None:
+        return None
+    return Principal(None, record["project_id"], "member", record["key_id"], auth="inference_key")
 
 
 def bearer_token(authorization: str | None) -> str | None:

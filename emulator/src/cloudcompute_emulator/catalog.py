@@ -463,3 +463,165 @@ CLUSTER_SHARED_VOLUME_DEFAULT_GB = 1000
 
 def default_cluster_capacity(cluster_type: ClusterType, location_code: str, is_spot: bool) -> int:
     return 0 if is_spot else cluster_type.capacity.get(location_code, 0)
+
+
+# -- serverless: compute resources, container types, deployment templates ------------------------------
+
+SERVERLESS_FAMILIES = ("B200", "H200", "H100", "A100", "L40S")
+SERVERLESS_SIZES = (1, 2, 4, 8)
+# B200 is scarce (as for instances): listed, but not available
+SERVERLESS_UNAVAILABLE = frozenset({"B200"})
+
+
+def serverless_prices(instance_type: InstanceType, currency: str) -> tuple[float, float]:
+    """(serverless price, serverless spot price) per hour, as instance and container types show them."""
+    price = convert_price(instance_type.price_per_hour, currency)
+    return round(price * 1.1, 4), round(price * 0.45, 4)
+
+
+@dataclass(frozen=True)
+class ServerlessCompute:
+    """A serverless compute resource ``{name, size}``: ``size`` GPUs of model ``name``."""
+
+    name: str
+    size: int
+    instance_type: InstanceType
+    is_available: bool
+
+
+def _build_serverless_compute() -> list[ServerlessCompute]:
+    resources = []
+    for family in GPU_FAMILIES:
+        if family.model not in SERVERLESS_FAMILIES:
+            continue
+        for size in SERVERLESS_SIZES:
+            code = family.sizes[size][0]
+            resources.append(
+                ServerlessCompute(family.model, size, INSTANCE_TYPES_BY_CODE[code], family.model not in SERVERLESS_UNAVAILABLE)
+            )
+    return resources
+
+
+SERVERLESS_COMPUTE: list[ServerlessCompute] = _build_serverless_compute()
+SERVERLESS_COMPUTE_BY_KEY = {(resource.name, resource.size): resource for resource in SERVERLESS_COMPUTE}
+
+
+@dataclass(frozen=True)
+class TemplateVariant:
+    code: str
+    name: str
+    description: str
+    image_tag: str
+    model: str
+    recommended_compute: tuple[str, int]
+
+
+@dataclass(frozen=True)
+class TemplateFeature:
+    code: str
+    name: str
+    description: str
+    enabled_by_default: bool
+    env: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class DeploymentTemplate:
+    code: str
+    name: str
+    description: str
+    category: str
+    image: str
+    exposed_port: int
+    healthcheck_path: str
+    variants: tuple[TemplateVariant, ...]
+    features: tuple[TemplateFeature, ...]
+    # environment variable that names the model to serve (the variant's model)
+    model_env: str
+
+    @property
+    def id(self) -> str:
+        return catalog_id(f"container-template:{self.code}")
+
+    @property
+    def default_variant(self) -> TemplateVariant:
+        return self.variants[0]
+
+
+DEPLOYMENT_TEMPLATES: list[DeploymentTemplate] = [
+    DeploymentTemplate(
+        "vllm", "vLLM", "OpenAI-compatible LLM inference server", "llm", "vllm/vllm-openai", 8000, "/health",
+        (
+            TemplateVariant("llama-3.1-8b-instruct", "Llama 3.1 8B Instruct", "Meta Llama 3.1, 8B, instruction tuned",
+                            "v0.8.5", "meta-llama/Llama-3.1-8B-Instruct", ("L40S", 1)),
+            TemplateVariant("llama-3.3-70b-instruct", "Llama 3.3 70B Instruct", "Meta Llama 3.3, 70B, instruction tuned",
+                            "v0.8.5", "meta-llama/Llama-3.3-70B-Instruct", ("H100", 4)),
+            TemplateVariant("qwen2.5-7b-instruct", "Qwen 2.5 7B Instruct", "Qwen 2.5, 7B, instruction tuned",
+                            "v0.8.5", "Qwen/Qwen2.5-7B-Instruct", ("L40S", 1)),
+        ),
+        (
+            TemplateFeature("prefix-caching", "Prefix caching", "Reuse the KV cache of shared prompt prefixes", True,
+                            (("VLLM_ENABLE_PREFIX_CACHING", "1"),)),
+            TemplateFeature("tool-calling", "Tool calling", "OpenAI-style function calling", False,
+                            (("VLLM_ENABLE_AUTO_TOOL_CHOICE", "1"), ("VLLM_TOOL_CALL_PARSER", "hermes"))),
+        ),
+        "MODEL_NAME",
+    ),
+    DeploymentTemplate(
+        "sglang", "SGLang", "Fast serving framework for LLMs and vision-language models", "llm", "lmsysorg/sglang", 30000,
+        "/health",
+        (
+            TemplateVariant("deepseek-r1-distill-llama-8b", "DeepSeek R1 Distill Llama 8B", "Reasoning model, 8B",
+                            "v0.4.6", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B", ("L40S", 1)),
+            TemplateVariant("deepseek-v3", "DeepSeek V3", "Mixture-of-experts model, 671B", "v0.4.6",
+                            "deepseek-ai/DeepSeek-V3", ("H200", 8)),
+        ),
+        (
+            TemplateFeature("torch-compile", "torch.compile", "Compile the model for faster decoding", False,
+                            (("SGLANG_ENABLE_TORCH_COMPILE", "1"),)),
+        ),
+        "MODEL_PATH",
+    ),
+    DeploymentTemplate(
+        "comfyui", "ComfyUI", "Node-based image generation", "image", "comfyanonymous/comfyui", 8188, "/system_stats",
+        (
+            TemplateVariant("flux.1-dev", "FLUX.1 [dev]", "Text-to-image, 12B", "v0.3.30", "black-forest-labs/FLUX.1-dev",
+                            ("H100", 1)),
+            TemplateVariant("sdxl", "Stable Diffusion XL", "Text-to-image, base 1.0", "v0.3.30",
+                            "stabilityai/stable-diffusion-xl-base-1.0", ("L40S", 1)),
+        ),
+        (
+            TemplateFeature("preview", "Live previews", "Stream intermediate images", True, (("COMFYUI_PREVIEW", "auto"),)),
+        ),
+        "MODEL_ID",
+    ),
+    DeploymentTemplate(
+        "text-embeddings-inference", "Text Embeddings Inference", "Embedding and reranking models", "embedding",
+        "ghcr.io/huggingface/text-embeddings-inference", 80, "/health",
+        (
+            TemplateVariant("bge-m3", "BGE M3", "Multilingual embeddings", "1.7", "BAAI/bge-m3", ("L40S", 1)),
+        ),
+        (),
+        "MODEL_ID",
+    ),
+]
+DEPLOYMENT_TEMPLATES_BY_KEY = {key: template for template in DEPLOYMENT_TEMPLATES for key in (template.id, template.code)}
+
+# -- prices of managed endpoints and the container registry ----------------------------------------------
+
+# (resource, unit name, unit price in USD)
+MANAGED_ENDPOINT_PRICES: list[tuple[str, str, float]] = [
+    ("meta-llama/Llama-3.3-70B-Instruct", "input_token", 0.00000035),
+    ("meta-llama/Llama-3.3-70B-Instruct", "output_token", 0.0000004),
+    ("meta-llama/Llama-3.1-8B-Instruct", "input_token", 0.00000003),
+    ("meta-llama/Llama-3.1-8B-Instruct", "output_token", 0.00000005),
+    ("deepseek-ai/DeepSeek-R1", "input_token", 0.0000005),
+    ("deepseek-ai/DeepSeek-R1", "output_token", 0.00000218),
+    ("BAAI/bge-m3", "token", 0.00000001),
+    ("black-forest-labs/FLUX.1-dev", "image", 0.025),
+    ("black-forest-labs/FLUX.1-schnell", "image", 0.003),
+    ("openai/whisper-large-v3", "audio_second", 0.0001),
+    ("serverless-containers/gpu", "gpu_hour", 2.49),
+    ("serverless-containers/storage", "gb_month", 0.2),
+]
+CONTAINER_REGISTRY_PRICE_PER_MONTH_PER_GB = 0.1

@@ -58,6 +58,23 @@ async def api_context(
     return ApiContext(request.app.state.emulator, principal, request)
 
 
+inference_key_scheme = HTTPBearer(
+    auto_error=False,
+    scheme_name="inference_key",
+    description="An inference API key, accepted in place of an access token on the serverless endpoints",
+)
+
+
+async def serverless_context(
+    request: Request,
+    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)] = None,
+    _inference_key: Annotated[HTTPAuthorizationCredentials | None, Depends(inference_key_scheme)] = None,
+) -> ApiContext:
+    """As :func:`api_context`; declaring both schemes documents that either credential works
+    (the middleware accepts an inference key on these paths, see scopes.INFERENCE_KEY_PATHS)."""
+    return await api_context(request)
+
+
 def emulator_state(request: Request) -> EmulatorState:
     """For public endpoints, which have no caller."""
     return request.app.state.emulator
@@ -80,5 +97,6 @@ async def require_user_agent(
 
 
 Context = Annotated[ApiContext, Depends(api_context)]
+ServerlessContext = Annotated[ApiContext, Depends(serverless_context)]
 PublicState = Annotated[EmulatorState, Depends(emulator_state)]
 UserAgent = Annotated[str, Depends(require_user_agent)]

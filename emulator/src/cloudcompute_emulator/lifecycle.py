@@ -9,7 +9,7 @@ Jobs are records of kind ``jobs``, so a state file restores pending transitions 
 record changed in the meantime (deleted, or moved to another status) is skipped: that is how a
 later action cancels an earlier pending one.
 
-Part 2 registers hooks with :func:`transition_hook` and schedules with
+Resource modules register hooks with :func:`transition_hook` and schedule with
 :meth:`Scheduler.schedule_step`.
 """
 

@@ -7,7 +7,8 @@ Order for a ``/v1`` request:
 2. due state transitions applied (statuses advance lazily, before the request is served);
 3. an injected fault may fire: latency, then an error answer or a dropped connection
    (``after_commit: false``), or the handler runs first (``after_commit: true``);
-4. bearer token resolved; a non-public path without a valid token -> 401;
+4. bearer token resolved (an access token, or an inference key on the serverless paths); a
+   non-public path without a valid one -> 401;
 5. rate limits counted for authenticated requests -> 429 or ``RateLimit*`` headers;
 6. a path outside the token scope -> 403 ``Insufficient scope``;
 7. the route runs; the store is flushed (committed) just before the response starts.
@@ -193,6 +194,9 @@ class EmulatorMiddleware:
                 principal = resolved
                 entry["auth"] = "bearer"
                 entry["client_id"] = principal.client_id
+            elif scopes.accepts_inference_key(path) and (key_holder := auth.resolve_inference_key(state, token)) is not None:
+                principal = key_holder
+                entry["auth"] = "inference_key"
             else:
                 entry["auth"] = resolved
         public = scopes.is_public(path)

@@ -8,7 +8,7 @@ is therefore O(1) to start and stop, and a balance read is one pass over the pro
 A billable kind registers a rate function with :func:`register_billable`; it returns the
 item's price per hour, or ``None`` once the item no longer bills (an instance being deleted).
 Before an item's rate changes (volume resize) or it stops billing, call :func:`close_charges`.
-Part 2 registers clusters the same way.
+Clusters register the same way.
 """
 
 from __future__ import annotations

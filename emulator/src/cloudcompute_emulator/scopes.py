@@ -2,8 +2,8 @@
 
 A valid token on a path outside :data:`SPEC_PATHS` answers 403 ``Insufficient scope`` (e.g.
 ``/v1/object-storage/...``), as production does; a path in the list that nothing serves yet
-answers 404. The list holds every endpoint of the spec, part 2's included, so the scope rule
-does not change when part 2 lands. ``{}`` stands for one path segment.
+answers 404. The list holds every endpoint of the spec. ``{}`` stands for one path segment,
+``/**`` for any deeper path.
 """
 
 from __future__ import annotations
@@ -121,3 +121,26 @@ def is_public(path: str) -> bool:
 
 def in_scope(path: str) -> bool:
     return _spec_path_expression.match(_normalise(path)) is not None
+
+
+# Serverless management endpoints also take the project's inference API key as the bearer
+# credential: section 4 marks them "bearer" (an access token, what the production SDK sends),
+# while section 5.8 says serverless container endpoints are called with an inference key. Both
+# are accepted here, for containers and jobs alike (jobs are serverless deployments too).
+INFERENCE_KEY_PATHS = [
+    "/v1/container-deployments",
+    "/v1/container-deployments/{}",
+    "/v1/container-deployments/{}/**",
+    "/v1/container-deployment-templates",
+    "/v1/container-deployment-templates/{}",
+    "/v1/container-deployment-templates/{}/deployments",
+    "/v1/job-deployments",
+    "/v1/job-deployments/{}",
+    "/v1/job-deployments/{}/**",
+    "/v1/serverless-compute-resources",
+]
+_inference_key_expression = _compile(INFERENCE_KEY_PATHS)
+
+
+def accepts_inference_key(path: str) -> bool:
+    return _inference_key_expression.match(_normalise(path)) is not None

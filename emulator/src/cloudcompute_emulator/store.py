@@ -7,7 +7,7 @@ Every stored thing is a JSON-able ``dict`` with an ``"id"``, kept in a table nam
 before a response starts, so an acknowledged change is on disk before the client hears of it and
 a ``kill -9`` loses nothing that was answered.
 
-Any new kind (part 2: clusters, instance groups, ...) needs no registration here.
+Any new kind needs no registration here.
 """
 
 from __future__ import annotations

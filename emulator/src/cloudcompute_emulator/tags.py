@@ -1,4 +1,4 @@
-"""Key/value tags of instances and volumes (and part 2's clusters).
+"""Key/value tags of instances, volumes and clusters.
 
 A tag is a project-wide record ``{id, key, value}``: the same key/value pair has the same id
 everywhere in a project (decisions.md). A tagged resource stores the ids in ``tag_ids``. Keys

@@ -58,6 +58,15 @@ define_step("cluster.node_power", 30, 1, 0.02)
 # discontinue: "deleting" until the cluster is gone (its shared volumes are detached then)
 define_step("cluster.deleting", 60, 2, 0.05)
 
+# Serverless container deployments: create -> initializing -> image_pulling -> healthy; a new
+# version -> version_updating -> healthy; restart / resume -> initializing -> healthy.
+define_step("container.initializing", 20, 1, 0.02)
+define_step("container.image_pulling", 60, 2, 0.05)
+define_step("container.version_updating", 60, 2, 0.05)
+define_step("container.restarting", 30, 1, 0.02)
+# a container or job deployment being deleted, until it is gone (DELETE ?timeout= waits for it)
+define_step("deployment.deleting", 20, 1, 0.02)
+
 # Fixed by the spec, not by the profile: trash retention of deleted volumes (96 hours).
 TRASH_RETENTION_SECONDS = 96 * 3600
 define_step("volume.trash_retention", TRASH_RETENTION_SECONDS, TRASH_RETENTION_SECONDS, TRASH_RETENTION_SECONDS)

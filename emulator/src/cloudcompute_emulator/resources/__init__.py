@@ -5,4 +5,4 @@ restored from a state file find their hooks before any route module is loaded. A
 module with hooks or a seeder is added to the import below.
 """
 
-from cloudcompute_emulator.resources import clusters, instances, seeding, volumes  # noqa: F401 - registration
+from cloudcompute_emulator.resources import clusters, instances, seeding, serverless, volumes  # noqa: F401 - registration

@@ -1,6 +1,6 @@
-"""Catalog endpoints: instance and cluster types, OS and cluster images, locations, volume types,
-long-term periods, instance and cluster availability (the data is in catalog.py, the capacity in
-capacity.py)."""
+"""Catalog endpoints: instance, cluster and container types, OS and cluster images, locations,
+volume types, long-term periods, prices of managed endpoints and the container registry,
+instance and cluster availability (the data is in catalog.py, the capacity in capacity.py)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,14 @@ from cloudcompute_emulator.context import Context
 from cloudcompute_emulator.errors import invalid, not_found
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.schemas.catalog import (
+    ContainerRegistryPrice,
+    ContainerType,
     Image,
     InstanceAvailability,
     InstanceType,
     Location,
     LongTermPeriod,
+    ManagedEndpointPrice,
     VolumeType,
 )
 from cloudcompute_emulator.schemas.clusters import ClusterAvailability, ClusterType
@@ -58,8 +61,9 @@ def instance_type_view(instance_type: catalog.InstanceType, currency: str) -> di
         "supported_os": list(instance_type.supported_os),
     }
     if instance_type.is_gpu:
-        view["serverless_price"] = catalog.price_text(round(price * 1.1, 4))
-        view["serverless_spot_price"] = catalog.price_text(round(price * 0.45, 4))
+        serverless_price, serverless_spot_price = catalog.serverless_prices(instance_type, currency)
+        view["serverless_price"] = catalog.price_text(serverless_price)
+        view["serverless_spot_price"] = catalog.price_text(serverless_spot_price)
     if instance_type.deploy_warning:
         view["deploy_warning"] = instance_type.deploy_warning
     return view
@@ -78,10 +82,12 @@ async def list_instance_types(currency: CurrencyQuery = "usd"):
     "/v1/instance-types/price-history",
     response_model=list[dict[str, Any]],
     deprecated=True,
-    summary="Price history (public; no longer supported, always empty)",
+    summary="Price history (public; no longer supported: always empty, with Deprecation and Warning headers)",
 )
 async def price_history():
-    return _responses.json([])
+    return _responses.json(
+        [], headers={"Deprecation": "true", "Warning": '299 - "GET /v1/instance-types/price-history is no longer supported"'}
+    )
 
 
 @router.get("/v1/instances/types", response_model=list[InstanceType], deprecated=True, summary="Instance types (use /v1/instance-types)")
@@ -159,6 +165,54 @@ def cluster_type_view(cluster_type: catalog.ClusterType, currency: str) -> dict[
 @router.get("/v1/cluster-types", response_model=list[ClusterType], summary="Cluster types (public)")
 async def list_cluster_types(currency: CurrencyQuery = "usd"):
     return _responses.json([cluster_type_view(cluster_type, currency) for cluster_type in catalog.CLUSTER_TYPES])
+
+
+@router.get("/v1/container-types", response_model=list[ContainerType], summary="Container types for serverless deployments (public)")
+async def list_container_types(currency: CurrencyQuery = "usd"):
+    types = []
+    for resource in catalog.SERVERLESS_COMPUTE:
+        instance_type = resource.instance_type
+        price, spot_price = catalog.serverless_prices(instance_type, currency)
+        types.append(
+            {
+                "id": catalog.catalog_id(f"container-type:{instance_type.code}"),
+                "instance_type": instance_type.code,
+                "model": instance_type.model,
+                "name": instance_type.name,
+                "manufacturer": instance_type.manufacturer,
+                "cpu": instance_type.cpu(),
+                "gpu": instance_type.gpu(),
+                "gpu_memory": instance_type.gpu_memory(),
+                "memory": instance_type.memory(),
+                "currency": currency,
+                "serverless_price": catalog.price_text(price),
+                "serverless_spot_price": catalog.price_text(spot_price),
+            }
+        )
+    return _responses.json(types)
+
+
+@router.get("/v1/managed-endpoints/pricing", response_model=list[ManagedEndpointPrice], summary="Prices of managed inference endpoints")
+async def list_managed_endpoint_prices(_ctx: Context, currency: CurrencyQuery = "usd"):
+    return _responses.json(
+        [
+            {
+                "currency": currency,
+                "external_id": catalog.catalog_id(f"managed-endpoint:{resource}:{unit}"),
+                "resource": resource,
+                "unit_name": unit,
+                "unit_price": round(unit_price * catalog.EUR_PER_USD, 10) if currency == "eur" else unit_price,
+            }
+            for resource, unit, unit_price in catalog.MANAGED_ENDPOINT_PRICES
+        ]
+    )
+
+
+@router.get("/v1/container-registry/pricing", response_model=ContainerRegistryPrice, summary="Container registry storage price")
+async def container_registry_price(_ctx: Context, currency: CurrencyQuery = "usd"):
+    return _responses.json(
+        {"currency": currency, "price_per_month_per_gb": catalog.convert_price(catalog.CONTAINER_REGISTRY_PRICE_PER_MONTH_PER_GB, currency)}
+    )
 
 
 @router.get("/v1/locations", response_model=list[Location], summary="Datacenter locations")

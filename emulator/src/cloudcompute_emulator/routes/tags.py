@@ -2,7 +2,7 @@
 
 ``POST {prefix}/{id}/tags`` (201 Tag; 409 when the key is already on the resource) and
 ``DELETE {prefix}/{id}/tags/{tagId}`` (204; ``tagId`` may be a tag id or a key; 404 when the
-resource or the tag is missing). Part 2 calls :func:`add_tag_routes` for clusters.
+resource or the tag is missing). Instances, volumes and clusters call :func:`add_tag_routes`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def add_tag_routes(
     """``label`` names the resource in summaries; ``object_type`` is the audit event's (and the
     key the object is stored under in the event data); ``check_taggable`` may refuse (403)."""
 
+    refusals = (403,) if check_taggable is not None else ()
+
     def _resource(ctx: ApiContext, resource_id: str) -> Record:
         resource = find(ctx, resource_id)
         if check_taggable is not None:
@@ -46,7 +48,7 @@ def add_tag_routes(
         prefix + "/{resource_id}/tags",
         status_code=201,
         response_model=Tag,
-        responses=_responses.errors(403, 404, 409),
+        responses=_responses.errors(*refusals, 404, 409),
         summary=f"Add a tag to a {label}",
     )
     async def add_tag(ctx: Context, resource_id: str, body: TagInput):
@@ -59,7 +61,7 @@ def add_tag_routes(
         prefix + "/{resource_id}/tags/{tagId}",
         status_code=204,
         response_class=_responses.Response,
-        responses=_responses.errors(403, 404),
+        responses=_responses.errors(*refusals, 404),
         summary=f"Remove a tag (by id or key) from a {label}",
     )
     async def remove_tag(ctx: Context, resource_id: str, tagId: str):  # noqa: N803

@@ -102,6 +102,40 @@ class InstanceAvailability(BaseModel):
     availabilities: list[str]
 
 
+class ContainerType(BaseModel):
+    id: str
+    instance_type: str
+    model: str
+    name: str
+    manufacturer: str
+    cpu: CpuSpec
+    gpu: GpuSpec
+    gpu_memory: MemorySpec
+    memory: MemorySpec
+    currency: Currency
+    serverless_price: str
+    serverless_spot_price: str
+
+
+ManagedEndpointUnit = Literal[
+    "generation", "image", "video", "input_token", "output_token", "token", "audio_second", "video_second",
+    "inference_second", "hour", "second", "minute", "undefined", "gpu_hour", "gb_hour", "gb_month", "request",
+]
+
+
+class ManagedEndpointPrice(BaseModel):
+    currency: Currency
+    external_id: str
+    resource: str
+    unit_name: ManagedEndpointUnit
+    unit_price: float
+
+
+class ContainerRegistryPrice(BaseModel):
+    currency: Currency
+    price_per_month_per_gb: float
+
+
 class Balance(BaseModel):
     amount: float
     currency: Currency

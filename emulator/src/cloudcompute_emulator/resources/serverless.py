@@ -1,0 +1,384 @@
+"""Serverless deployments: container and job deployment records, their views, the checks of
+their containers/compute/scaling, and the container state machine (decisions.md "Serverless").
+
+Container deployment statuses move on the emulator clock:
+create -> ``initializing`` -> ``image_pulling`` -> ``healthy``; a change of containers, compute,
+registry, spot or environment -> ``version_updating`` -> ``healthy``; restart and resume ->
+``initializing`` -> ``healthy``; pause -> ``paused`` at once. Each (re)start bumps the record's
+``generation``, so the pending steps of an earlier one are skipped.
+
+Job deployments are ``running`` or ``paused`` (pause/resume act at once) and ``terminating`` while
+being deleted.
+
+Deleting either kind takes ``deployment.deleting``; ``DELETE ...?timeout=ms`` waits for it: when the
+wait covers it the deployment is gone when the call returns (204), otherwise the call returns at
+once (202) and the deployment goes when the step completes. A container deployment being
+deleted is hidden from reads at once (its status set has no "deleting"); a job shows
+``terminating``. Either keeps its name until it is gone.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from cloudcompute_emulator import catalog, kinds, projects
+from cloudcompute_emulator.clock import isoformat, new_id
+from cloudcompute_emulator.errors import ApiError, conflict, invalid, not_found
+from cloudcompute_emulator.lifecycle import transition_hook
+from cloudcompute_emulator.schemas.serverless import (
+    ComputeInput,
+    ContainerInput,
+    ContainerScalingInput,
+    EnvVarInput,
+    JobScalingInput,
+    RegistrySettingsInput,
+    VolumeMountInput,
+)
+from cloudcompute_emulator.store import Record
+from cloudcompute_emulator.timing import step_seconds
+
+if TYPE_CHECKING:
+    from cloudcompute_emulator.context import ApiContext
+    from cloudcompute_emulator.state import EmulatorState
+
+CONTAINERS = kinds.CONTAINER_DEPLOYMENTS
+JOBS = kinds.JOB_DEPLOYMENTS
+LABEL = {CONTAINERS: "Container deployment", JOBS: "Job deployment"}
+
+DEFAULT_CONTAINER_SCALING: dict[str, Any] = {
+    "min_replica_count": 1,
+    "max_replica_count": 1,
+    "scale_down_policy": {"delay_seconds": 300},
+    "scale_up_policy": {"delay_seconds": 0},
+    "queue_message_ttl_seconds": 3600,
+    "concurrent_requests_per_replica": 1,
+    "scaling_triggers": {
+        "queue_load": {"threshold": 1},
+        "cpu_utilization": {"enabled": False, "threshold": 90},
+        "gpu_utilization": {"enabled": False, "threshold": 90},
+    },
+}
+DEFAULT_JOB_SCALING: dict[str, Any] = {"max_replica_count": 1, "queue_message_ttl_seconds": 3600, "deadline_seconds": 3600}
+DEFAULT_MOUNT_PATH = {"scratch": "/data", "shared": "/data", "secret": None, "memory": "/dev/shm"}
+DEFAULT_SHARED_MEMORY_MB = 64
+PUBLIC_REGISTRY: dict[str, Any] = {"is_private": False, "credentials": None}
+
+# status chains of the container state machine: [(status, step it lasts), ...] then "healthy"
+CREATE_CHAIN = [("initializing", "container.initializing"), ("image_pulling", "container.image_pulling")]
+UPDATE_CHAIN = [("version_updating", "container.version_updating")]
+RESTART_CHAIN = [("initializing", "container.restarting")]
+RUNNING_STATUSES = frozenset({"healthy", "degraded", "version_updating"})
+STARTING_STATUSES = frozenset({"initializing", "image_pulling"})
+
+
+# -- checks and normalisation of request parts ----------------------------------------------------------
+
+
+def _volume_mount(ctx: ApiContext, mount: VolumeMountInput, where: str) -> dict[str, Any]:
+    mount_path = mount.mount_path or DEFAULT_MOUNT_PATH[mount.type]
+    if mount_path is None:
+        raise invalid(f"{where}.mount_path: required for a {mount.type} mount")
+    if mount.type == "secret" and not mount.secret_name:
+        raise invalid(f"{where}.secret_name: required for a secret mount")
+    if mount.volume_id is not None:
+        if mount.type != "shared":
+            raise invalid(f"{where}.volume_id: only a shared mount names a volume")
+        volume = ctx.store.get(kinds.VOLUMES, mount.volume_id)
+        if volume is None or volume["project_id"] != ctx.project_id or volume["status"] == "deleted":
+            raise invalid(f"{where}.volume_id: volume {mount.volume_id} not found")
+        if not catalog.VOLUME_TYPES_BY_NAME[volume["type"]].is_shared_fs:
+            raise invalid(f"{where}.volume_id: volume {mount.volume_id} is not a shared file system")
+    size = mount.size_in_mb if mount.size_in_mb is not None else (DEFAULT_SHARED_MEMORY_MB if mount.type == "memory" else None)
+    return {"type": mount.type, "mount_path": mount_path, "secret_name": mount.secret_name, "volume_id": mount.volume_id,
+            "size_in_mb": size}
+
+
+def env_vars(variables: list[EnvVarInput], where: str) -> list[dict[str, str]]:
+    names = [variable.name for variable in variables]
+    duplicate = next((name for name in names if names.count(name) > 1), None)
+    if duplicate is not None:
+        raise invalid(f"{where}: variable {duplicate} is given more than once")
+    return [{"type": v.type, "name": v.name, "value_or_reference_to_secret": v.value_or_reference_to_secret} for v in variables]
+
+
+def containers(ctx: ApiContext, inputs: list[ContainerInput], previous: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Stored containers, with their defaults filled in; ``last_updated_at`` moves only when the
+    container's image changes."""
+    now = isoformat(ctx.now())
+    before = {container["name"]: container for container in previous or []}
+    result = []
+    for index, container in enumerate(inputs):
+        where = f"containers[{index}]"
+        name = container.name or f"container-{index + 1}"
+        image = container.image if isinstance(container.image, str) else container.image.image
+        healthcheck = container.healthcheck
+        overrides = container.entrypoint_overrides
+        mounts = [_volume_mount(ctx, mount, f"{where}.volume_mounts[{number}]") for number, mount in enumerate(container.volume_mounts or [])]
+        paths = [mount["mount_path"] for mount in mounts]
+        if len(set(paths)) != len(paths):
+            raise invalid(f"{where}.volume_mounts: two mounts at the same path")
+        old = before.get(name)
+        result.append(
+            {
+                "name": name,
+                "image": image,
+                "image_updated_at": old["image_updated_at"] if old and old["image"] == image else now,
+                "exposed_port": container.exposed_port,
+                "healthcheck": {
+                    "enabled": healthcheck.enabled if healthcheck else True,
+                    "port": (healthcheck.port if healthcheck else None) or container.exposed_port,
+                    "path": (healthcheck.path if healthcheck else None) or "/health",
+                },
+                "entrypoint_overrides": {
+                    "enabled": overrides.enabled if overrides else False,
+                    "entrypoint": list(overrides.entrypoint or []) if overrides else [],
+                    "cmd": list(overrides.cmd or []) if overrides else [],
+                },
+                "env": env_vars(container.env or [], f"{where}.env"),
+                "volume_mounts": mounts,
+            }
+        )
+    names = [container["name"] for container in result]
+    if len(set(names)) != len(names):
+        raise invalid("containers: two containers have the same name")
+    return result
+
+
+def compute(spec: ComputeInput) -> dict[str, Any]:
+    resource = catalog.SERVERLESS_COMPUTE_BY_KEY.get((spec.name, spec.size))
+    if resource is None:
+        raise invalid(f"compute: no serverless compute resource {spec.name} of size {spec.size} (see GET /v1/serverless-compute-resources)")
+    return {"name": resource.name, "size": resource.size}
+
+
+def check_can_deploy(ctx: ApiContext, compute_spec: dict[str, Any]) -> None:
+    """After the 400s and 409s: 402 when the balance is not positive, 503 when the compute
+    resource is not available (nothing is created)."""
+    if projects.balance(ctx.state, ctx.project_id) <= 0:
+        raise ApiError(402, "Not enough funds to deploy: the project balance is not positive")
+    if not catalog.SERVERLESS_COMPUTE_BY_KEY[(compute_spec["name"], compute_spec["size"])].is_available:
+        raise ApiError(503, f"No capacity for serverless compute {compute_spec['name']} x{compute_spec['size']} at the moment; "
+                       "retry later or choose another")
+
+
+def registry_settings(spec: RegistrySettingsInput | None) -> dict[str, Any]:
+    if spec is None:
+        return dict(PUBLIC_REGISTRY)
+    if spec.is_private and spec.credentials is None:
+        raise invalid("container_registry_settings.credentials: required for a private registry")
+    return {"is_private": spec.is_private, "credentials": {"name": spec.credentials.name} if spec.is_private and spec.credentials else None}
+
+
+def _merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(base)
+    for key, value in patch.items():
+        merged[key] = _merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
+    return merged
+
+
+def container_scaling(spec: ContainerScalingInput | None, base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The given members over ``base`` (default: the default scaling); min <= max."""
+    scaling = _merge(base or DEFAULT_CONTAINER_SCALING, spec.model_dump(exclude_none=True) if spec else {})
+    if scaling["min_replica_count"] > scaling["max_replica_count"]:
+        raise invalid("scaling: min_replica_count must not exceed max_replica_count")
+    return scaling
+
+
+def job_scaling(spec: JobScalingInput | None, base: dict[str, Any] | None = None) -> dict[str, Any]:
+    return _merge(base or DEFAULT_JOB_SCALING, spec.model_dump(exclude_none=True) if spec else {})
+
+
+# -- records, lookups, views ---------------------------------------------------------------------------
+
+
+def new_record(
+    ctx: ApiContext,
+    kind: str,
+    *,
+    name: str,
+    containers: list[dict[str, Any]],
+    compute: dict[str, Any],
+    scaling: dict[str, Any],
+    registry: dict[str, Any],
+    is_spot: bool = False,
+) -> Record:
+    now = isoformat(ctx.now())
+    return {
+        "id": new_id(),
+        "kind": kind,
+        "project_id": ctx.project_id,
+        "name": name,
+        "containers": containers,
+        "compute": compute,
+        "scaling": scaling,
+        "container_registry_settings": registry,
+        "is_spot": is_spot,
+        "endpoint_base_url": endpoint_base_url(ctx, name),
+        "created_at": now,
+        "created_by_user_id": ctx.caller.user_id,
+        "status": "running" if kind == JOBS else "initializing",
+        "generation": 0,
+        "started_at": now,
+        "deleting": False,
+        "remove_at": None,
+        "queue_purged_at": None,
+    }
+
+
+def find(ctx: ApiContext, kind: str, name: str) -> Record:
+    """A live deployment by name (a container deployment being deleted is no longer found)."""
+    for record in ctx.store.records(kind, ctx.project_id):
+        if record["name"] == name and not (kind == CONTAINERS and record["deleting"]):
+            return record
+    raise not_found(f"{LABEL[kind]} {name}")
+
+
+def live(ctx: ApiContext, kind: str) -> list[Record]:
+    return [record for record in ctx.store.records(kind, ctx.project_id) if not (kind == CONTAINERS and record["deleting"])]
+
+
+def require_free_name(ctx: ApiContext, kind: str, name: str) -> None:
+    for record in ctx.store.records(kind, ctx.project_id):
+        if record["name"] == name:
+            state = " (it is being deleted)" if record["deleting"] else ""
+            raise conflict(f"A {LABEL[kind].lower()} named '{name}' already exists{state}")
+
+
+def require_not_deleting(record: Record, kind: str) -> None:
+    if record["deleting"]:
+        raise invalid(f"{LABEL[kind]} {record['name']} is being deleted")
+
+
+def endpoint_base_url(ctx: ApiContext, name: str) -> str:
+    # the emulator serves the deployed endpoint itself (routes/inference.py)
+    return f"{str(ctx.request.base_url).rstrip('/')}/inference/{name}"
+
+
+def _containers_view(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    views = []
+    for container in stored:
+        view = {key: copy.deepcopy(value) for key, value in container.items() if key != "image_updated_at"}
+        view["image"] = {"image": container["image"], "last_updated_at": container["image_updated_at"]}
+        views.append(view)
+    return views
+
+
+def view(record: Record) -> dict[str, Any]:
+    result = {
+        "name": record["name"],
+        "container_registry_settings": copy.deepcopy(record["container_registry_settings"]),
+        "containers": _containers_view(record["containers"]),
+        "compute": dict(record["compute"]),
+        "scaling": copy.deepcopy(record["scaling"]),
+        "endpoint_base_url": record["endpoint_base_url"],
+        "created_at": record["created_at"],
+    }
+    if record["kind"] == CONTAINERS:
+        result["is_spot"] = record["is_spot"]
+    return result
+
+
+def env_view(record: Record) -> list[dict[str, Any]]:
+    return [{"container_name": container["name"], "env": copy.deepcopy(container["env"])} for container in record["containers"]]
+
+
+def replicas(record: Record) -> list[dict[str, str]]:
+    """Replicas of a container deployment: ``min_replica_count`` of them (at least one while it
+    starts), ``running`` once healthy; none while paused."""
+    status = record["status"]
+    if status in RUNNING_STATUSES:
+        count, replica_status = record["scaling"]["min_replica_count"], "running"
+    elif status in STARTING_STATUSES:
+        count, replica_status = max(1, record["scaling"]["min_replica_count"]), "starting"
+    else:
+        return []
+    namespace = uuid.UUID(record["id"])
+    return [
+        {"id": str(uuid.uuid5(namespace, f"{record['generation']}:{index}")), "status": replica_status, "started_at": record["started_at"]}
+        for index in range(count)
+    ]
+
+
+# -- container state machine -----------------------------------------------------------------------------
+
+
+def begin(state: EmulatorState, deployment: Record, chain: list[tuple[str, str]], at: float | None = None) -> None:
+    """Start a status chain (create, update, restart); earlier pending steps no longer apply."""
+    deployment["generation"] += 1
+    deployment["started_at"] = isoformat(state.clock.now() if at is None else at)
+    _step(state, deployment, chain, at)
+
+
+def _step(state: EmulatorState, deployment: Record, chain: list[tuple[str, str]] | list[list[str]], at: float | None) -> None:
+    (status, step), rest = chain[0], chain[1:]
+    deployment["status"] = status
+    state.store.save(CONTAINERS, deployment)
+    state.scheduler.schedule_step(
+        state, CONTAINERS, deployment, step, start=at, hook="container.next_status",
+        expect={"status": status, "generation": deployment["generation"]}, params={"chain": [list(item) for item in rest]},
+    )
+
+
+@transition_hook("container.next_status")
+def _next_status(state: EmulatorState, deployment: Record, at: float, params: dict) -> None:
+    if params["chain"]:
+        _step(state, deployment, params["chain"], at)
+        return
+    deployment["status"] = "healthy"
+    deployment["started_at"] = isoformat(at)
+    state.store.save(CONTAINERS, deployment)
+
+
+def pause(state: EmulatorState, record: Record) -> bool:
+    if record["status"] == "paused":
+        return False
+    record["generation"] += 1
+    record["status"] = "paused"
+    state.store.save(record["kind"], record)
+    return True
+
+
+def resume(state: EmulatorState, record: Record) -> bool:
+    if record["status"] != "paused":
+        return False
+    if record["kind"] == CONTAINERS:
+        begin(state, record, RESTART_CHAIN)
+    else:
+        record["generation"] += 1
+        record["status"] = "running"
+        state.store.save(JOBS, record)
+    return True
+
+
+def rolled_out(state: EmulatorState, record: Record) -> None:
+    """A new version of a container deployment's configuration: roll it out unless paused."""
+    if record["status"] != "paused":
+        begin(state, record, UPDATE_CHAIN)
+
+
+# -- deletion ------------------------------------------------------------------------------------------
+
+
+def delete(state: EmulatorState, record: Record, timeout_ms: int) -> bool:
+    """Start deleting; True when the deployment is already gone (the wait covered the removal)."""
+    now = state.clock.now()
+    removal = step_seconds("deployment.deleting", state.settings.profile)
+    if not record["deleting"]:
+        record["deleting"] = True
+        record["generation"] += 1
+        record["remove_at"] = now + removal
+        if record["kind"] == JOBS:
+            record["status"] = "terminating"
+        state.store.save(record["kind"], record)
+        state.scheduler.schedule(record["kind"], record, record["remove_at"], hook="deployment.remove", expect={"deleting": True})
+    if now + timeout_ms / 1000 >= record["remove_at"]:
+        _remove(state, record, now)
+        return True
+    return False
+
+
+@transition_hook("deployment.remove")
+def _remove(state: EmulatorState, record: Record, at: float, _params: dict | None = None) -> None:
+    state.store.retire(record["kind"], record["id"], isoformat(at))
