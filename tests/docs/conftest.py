@@ -122,6 +122,13 @@ class Browser:
         self._call("DELETE", self.session)
 
 
+def driver_ready(driver_url):
+    try:
+        return requests.get(driver_url + "/status", timeout=2).json()["value"]["ready"]
+    except requests.ConnectionError:
+        return False
+
+
 @pytest.fixture(scope="session")
 def browser():
     for program in (CHROMIUM, CHROMEDRIVER):
@@ -132,12 +139,9 @@ def browser():
         driver = subprocess.Popen([CHROMEDRIVER, "--port=%d" % port], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             driver_url = "http://127.0.0.1:%d" % port
-            for _ in range(100):
-                try:
-                    if requests.get(driver_url + "/status", timeout=2).json()["value"]["ready"]:
-                        break
-                except requests.ConnectionError:
-                    pass
+            deadline = time.monotonic() + 10
+            while not driver_ready(driver_url):
+                assert time.monotonic() < deadline, "chromedriver did not start"
                 time.sleep(0.1)
             session = Browser(driver_url, str(pathlib.Path(user_data_dir) / "profile"))
             yield session
