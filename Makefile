@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 .PHONY: help demo test bootstrap sanity units emulator-tests integration lint molecule \
-	release-tests awx-tests docs-tests build ee docs clean
+	release-tests awx-tests docs-tests build ee docs bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -52,6 +52,9 @@ ee: ## the execution environment's build context (ARGS=build: also the image, ne
 
 docs: ## the documentation site in docs/site/ (reference + guides)
 	@tools/docs.sh
+
+bench: ## benchmarks: the inventory plugin against Ansible's own inventory floor (ARGS="--help")
+	@bench/inventory/run $(ARGS)
 
 clean: ## remove virtualenvs and staged copies
 	rm -rf .venv .venv-floor .tmp dist docs/site "$${XDG_CACHE_HOME:-$$HOME/.cache}/cloudcompute-cloud"

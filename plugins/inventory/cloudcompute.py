@@ -16,11 +16,11 @@ description:
   - Makes Ansible hosts of the instances of a Cloud Compute project, of the jump host of each
     cluster and of each cluster worker node.
   - Workers are reached through their cluster's jump host. Each worker gets
-    C(ansible_ssh_common_args) with an SSH C(ProxyJump) to it, so C(ansible -m ping) on a worker
-    works without any hand-written SSH configuration.
-  - Every refresh makes one request for the instances and one for the clusters, however many
-    hosts there are, plus a token exchange when the token cache shared with the modules holds
-    no valid token. With O(cache) enabled, a load within O(cache_timeout) makes no request at
+    C(ansible_ssh_common_args) with an SSH C(ProxyJump) through its jump host, so
+    C(ansible -m ping) on a worker works without any hand-written SSH configuration.
+  - Every refresh makes one request for the instances and one for the clusters (none with
+    O(include_clusters=false)), however many hosts there are, plus a token exchange when the
+    token cache shared with the modules holds no valid token. With O(cache) enabled, a load within O(cache_timeout) makes no request at
     all; groups and variables are rebuilt from the cached API answers on every load, so
     changes to grouping options apply at once.
   - The configuration file name must end in C(cloudcompute.yml) or C(cloudcompute.yaml).
@@ -218,13 +218,6 @@ from ansible.errors import AnsibleParserError, AnsibleRequiredOptionError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
-    HAS_REQUESTS,
-    REQUESTS_IMPORT_ERROR,
-    ApiClient,
-    ApiError,
-)
-
 display = Display()
 
 CONFIG_SUFFIXES = ("cloudcompute.yml", "cloudcompute.yaml")
@@ -249,6 +242,10 @@ CACHE_FORMAT = 1
 VARIABLE_PREFIX = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)?$")
 GROUP_NAME_UNSAFE = re.compile(r"[^a-z0-9_]")
 MAX_NAMES_IN_A_MESSAGE = 10
+
+
+class FetchFailed(Exception):
+    """The API could not be read (its error, described in one line)."""
 
 
 class Selection:
@@ -320,9 +317,6 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             # Ansible names the option; add where else it can come from.
             raise AnsibleParserError("cloudcompute inventory: %s Set it in %s or in the environment (%s)."
                                      % (error.message, path, ", ".join(CREDENTIAL_VARIABLES.values())))
-        if not HAS_REQUESTS:
-            raise AnsibleParserError("cloudcompute inventory: the requests Python library is required on the controller: %s"
-                                     % REQUESTS_IMPORT_ERROR)
         prefix = self.get_option("hostvars_prefix") or ""
         if not VARIABLE_PREFIX.match(prefix):
             raise AnsibleParserError("cloudcompute inventory: hostvars_prefix %r is not the start of a variable name "
@@ -374,10 +368,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             return decode_listing(cached)
         try:
             fetched = self._fetch(connection, source)
-        except ApiError as error:
+        except FetchFailed as failure:
             if cached is None:
-                raise AnsibleParserError("cloudcompute inventory: %s" % error)
-            display.warning("cloudcompute inventory: %s; using the cached API answers from %s" % (error, _age(cached)))
+                raise AnsibleParserError("cloudcompute inventory: %s" % failure)
+            display.warning("cloudcompute inventory: %s; using the cached API answers from %s" % (failure, _age(cached)))
             return decode_listing(cached)
         if caching:
             self._cache[cache_key] = fetched
@@ -398,12 +392,23 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         return entry
 
     def _fetch(self, connection, source):
-        client = ApiClient(max_rate_limit_retries=RATE_LIMIT_RETRIES, max_transient_retries=TRANSIENT_RETRIES, **connection)
+        # Imported here, not at the top: a load served from the cache needs no HTTP stack, and
+        # importing requests costs a tenth of a second or more.
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils import _api
+
+        if not _api.HAS_REQUESTS:
+            raise AnsibleParserError("cloudcompute inventory: the requests Python library is required on the controller: %s"
+                                     % _api.REQUESTS_IMPORT_ERROR)
+        client = _api.ApiClient(max_rate_limit_retries=RATE_LIMIT_RETRIES, max_transient_retries=TRANSIENT_RETRIES,
+                                **connection)
         started = time.time()
         # The API's answers are kept as the text it sent: the cache stores and reloads one
         # string per list instead of tens of thousands of objects, and decoding happens once.
-        instances = client.get_text("/instances", params=source["instances_query"])
-        clusters = client.get_text("/clusters") if source["clusters"] else "[]"
+        try:
+            instances = client.get_text("/instances", params=source["instances_query"])
+            clusters = client.get_text("/clusters") if source["clusters"] else "[]"
+        except _api.ApiError as error:
+            raise FetchFailed(str(error))
         display.vv("cloudcompute inventory: %d API requests (%d token exchanges) in %.2f s"
                    % (client.stats["requests"], client.stats["token_requests"], time.time() - started))
         return {"format": CACHE_FORMAT, "fetched_at": time.time(), "source": source,

@@ -97,6 +97,11 @@ def test_hostvars_prefix_and_hostname_template(inventory_run, fleet):
     assert "cloudcompute_id" not in host_vars(inventory, "web-00001.fin-01")
 
 
+def test_a_failing_hostname_template_is_one_clear_line(inventory_run, fleet):
+    message = one_line_error(inventory_run, dict(INSTANCES_ONLY, hostname="{{ cloudcompute_no_such_field.x }}"))
+    assert "the hostname template failed" in message
+
+
 def test_an_invalid_prefix_is_refused(inventory_run):
     with pytest.raises(AnsibleParserError, match="hostvars_prefix"):
         inventory_run.parse(dict(INSTANCES_ONLY, hostvars_prefix="cc-"))
@@ -453,6 +458,7 @@ def test_a_worker_is_kept_by_its_own_status(inventory_run, cluster, emulator):
 
 
 def test_a_cluster_still_provisioning_has_a_jump_host_without_address(inventory_run, control, messages):
+    control.update_settings(profile="realistic")  # provisioning lasts minutes, not 0.1 s
     control.seed(clusters=1, hostname_prefix="new", status="provisioning")
     inventory = inventory_run.parse({"filters": {"status": "provisioning"}})
     assert host_names(inventory) == ["new-cluster-00001"]
