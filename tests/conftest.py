@@ -100,8 +100,10 @@ def collection_tarball(collection_source, tmp_path_factory):
 def installed_collection(collection_tarball, tmp_path_factory):
     """A collections directory with only the tarball installed in it (offline, no Galaxy)."""
     collections = tmp_path_factory.mktemp("installed") / "collections"
-    subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--offline",
+    # Only the target directory counts as a collections path: a copy installed in ~/.ansible by
+    # anything else must not make ansible-galaxy answer "already installed".
+    subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--offline", "--force",
                     "--collections-path", str(collections), str(collection_tarball)],
-                   env=clean_environment(), capture_output=True, text=True, check=True)
+                   env=clean_environment(ANSIBLE_COLLECTIONS_PATH=collections), capture_output=True, text=True, check=True)
     assert (collections / "ansible_collections" / "cloudcompute" / "cloud" / "MANIFEST.json").is_file()
     return collections

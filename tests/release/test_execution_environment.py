@@ -86,7 +86,8 @@ def test_galaxy_and_builder_stages_find_the_collection_requirements(context, col
     collections = tmp_path / "usr-share-ansible-collections"
     result = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--offline", "-r", "requirements.yml",
                              "--collections-path", str(collections)],
-                            cwd=context / "_build", env=ansible_env(), capture_output=True, text=True, timeout=120, check=False)
+                            cwd=context / "_build", env=ansible_env(ANSIBLE_COLLECTIONS_PATH=collections),  # as empty as the image's
+                            capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     installed = collections / "ansible_collections" / "cloudcompute" / "cloud"
     assert (installed / "MANIFEST.json").is_file()
