@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help demo test bootstrap sanity units emulator-tests integration lint molecule bench clean
+.PHONY: help demo test bootstrap sanity units emulator-tests integration lint molecule \
+	release-tests awx-tests docs-tests build ee docs bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -34,8 +35,26 @@ lint: ## ansible-lint, production profile
 molecule: ## molecule scenarios of the roles (delegated, against the emulator)
 	@tools/test.sh molecule
 
+release-tests: ## changelog, tarball contents, install + smoke playbook, EE build context
+	@tools/test.sh release
+
+awx-tests: ## credential type; demo playbook and inventory source through ansible-runner
+	@tools/test.sh awx
+
+docs-tests: ## lint-collection-docs, make docs, the site in headless Chromium
+	@tools/test.sh docs
+
+build: ## the collection tarball in dist/
+	@tools/build.sh
+
+ee: ## the execution environment's build context (ARGS=build: also the image, needs podman/docker)
+	@tools/ee.sh $(ARGS)
+
+docs: ## the documentation site in docs/site/ (reference + guides)
+	@tools/docs.sh
+
 bench: ## benchmarks: the inventory plugin against Ansible's own inventory floor (ARGS="--help")
 	@bench/inventory/run $(ARGS)
 
 clean: ## remove virtualenvs and staged copies
-	rm -rf .venv .venv-floor .tmp "$${XDG_CACHE_HOME:-$$HOME/.cache}/cloudcompute-cloud"
+	rm -rf .venv .venv-floor .tmp dist docs/site "$${XDG_CACHE_HOME:-$$HOME/.cache}/cloudcompute-cloud"

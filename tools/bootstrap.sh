@@ -8,11 +8,14 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 # shellcheck: ansible-test's shellcheck sanity test passes silently without it.
 # openssh-server: the inventory end-to-end test reaches emulated hosts through a local sshd.
+# chromium, chromium-driver: the docs stage opens the built site in headless Chromium (WebDriver).
 install_system_packages() {
     local missing=()
     command -v shellcheck >/dev/null || missing+=(shellcheck)
     [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
     command -v ssh >/dev/null || missing+=(openssh-client)
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=()
     if [ "$(id -u)" -ne 0 ]; then

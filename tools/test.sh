@@ -4,7 +4,7 @@
 # Usage: tools/test.sh [stage ...]   (default: all stages, in order)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL_STAGES=(sanity-floor sanity-ceiling units-floor units-ceiling emulator integration lint molecule)
+ALL_STAGES=(sanity-floor sanity-ceiling units-floor units-ceiling emulator integration lint molecule release awx docs)
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=("${ALL_STAGES[@]}")
 
@@ -50,6 +50,12 @@ run_molecule() {
     return $status
 }
 
+# The documentation site is built by the command users run (`make docs`), then checked:
+# antsibull-docs' own lint of the collection docs, and the built pages in headless Chromium.
+run_docs_tests() {
+    "$REPO/tools/docs.sh" && run_pytest "$CEILING_VENV" tests/docs
+}
+
 run_stage bootstrap "$REPO/tools/bootstrap.sh" all
 [ "$FAILED_STAGES" -eq 0 ] || { print_stage_summary; exit 1; }
 stage_collection
@@ -64,6 +70,9 @@ for stage in "${stages[@]}"; do
         integration) run_stage "$stage" run_pytest "$CEILING_VENV" tests/integration ;;
         lint) run_stage "$stage" run_ansible_lint ;;
         molecule) run_stage "$stage" run_molecule ;;
+        release) run_stage "$stage" run_pytest "$CEILING_VENV" tests/release ;;
+        awx) run_stage "$stage" run_pytest "$CEILING_VENV" tests/awx ;;
+        docs) run_stage "$stage" run_docs_tests ;;
         *) die "unknown stage $stage (known: ${ALL_STAGES[*]})" ;;
     esac
     # sanity leaves tests/output behind in the copy; later stages want a clean tree.

@@ -1,0 +1,169 @@
+"""A job and an inventory update as AWX runs them: through ansible-runner, in an EE-like process,
+with the Cloud Compute settings injected only by the "Cloud Compute API" credential type.
+
+AWX calls ``ansible_runner.interface.run`` with the job's environment (its own settings plus
+what the credential types inject) and ``suppress_env_files`` so that no secret is written to
+``env/``; it consumes the job events through ``event_handler``. An inventory update is
+``ansible-inventory --list --export -i <project file> --output <artifacts>/output.json`` with
+AWX's standard inventory update environment. Both run here against the emulator:
+
+- the job is the demo playbook (playbooks/demo.yml) with the extra variables tools/demo.sh
+  gives it, whatever the demo grows into; its events must show every task of the collection's
+  modules ok and no failure;
+- the inventory update uses the inventory source shipped in docs/awx/cloudcompute.yml.
+
+The client secret and the access tokens must appear in no event and no artifact. One file is
+the exception by design: ansible-runner records the environment it launched the process with
+in ``artifacts/<ident>/command``; AWX keeps that directory private to the job and deletes it,
+and shows the job's environment with secrets masked (``safe_env`` in ``test_credential_type``).
+"""
+
+import json
+import pathlib
+import shutil
+
+import ansible_runner
+import pytest
+
+COLLECTION = pathlib.Path(__file__).resolve().parents[2]
+# AWX's environment for every inventory update (awx.main.constants.STANDARD_INVENTORY_UPDATE_ENV).
+STANDARD_INVENTORY_UPDATE_ENV = {
+    "ANSIBLE_INVENTORY_UNPARSED_FAILED": "True",
+    "ANSIBLE_INVENTORY_EXPORT": "True",
+    "ANSIBLE_VERBOSE_TO_STDERR": "True",
+    "ANSIBLE_HOST_PATTERN_MISMATCH": "error",
+}
+JOB_TIMEOUT = 900
+
+
+@pytest.fixture
+def private_data_dir(tmp_path):
+    """ansible-runner's private data directory with the project checked out in project/ (the
+    repository's git-visible files: the tests run in tools/lib.sh's staged copy of them)."""
+    directory = tmp_path / "private"
+    shutil.copytree(COLLECTION, directory / "project", ignore=shutil.ignore_patterns("output", "__pycache__"))
+    return directory
+
+
+def secrets_of(emulator, credential):
+    """The client secret and every access and refresh token the emulator issued."""
+    values = {credential["inputs"]["client_secret"]}
+    values.update(token["id"] for token in emulator.control.resources("tokens"))
+    assert len(values) > 1, "the emulator issued no token"
+    return values
+
+
+def assert_no_secret_in_artifacts(private_data_dir, secrets, injected_env):
+    """No secret in any file under artifacts/, but for the launch environment in ``command``."""
+    artifacts = private_data_dir / "artifacts"
+    files = [path for path in artifacts.rglob("*") if path.is_file()]
+    assert files, "no artifacts written"
+    for path in files:
+        text = path.read_text(errors="replace")
+        if path.name == "command":
+            launch = json.loads(text)
+            assert {key: launch["env"][key] for key in injected_env} == injected_env
+            for key in injected_env:
+                launch["env"].pop(key)
+            text = json.dumps(launch)
+        leaked = [secret for secret in secrets if secret in text]
+        assert not leaked, "a secret is in %s" % path.relative_to(private_data_dir)
+    assert not (private_data_dir / "env").exists() or not any((private_data_dir / "env").iterdir())
+
+
+def test_demo_playbook_as_an_awx_job(emulator_reset, credential, execution_environment, private_data_dir, tmp_path):
+    events = []
+    result = ansible_runner.interface.run(
+        private_data_dir=str(private_data_dir),
+        ident="job",
+        playbook="playbooks/demo.yml",
+        # what tools/demo.sh passes; the demo works on the implicit localhost, as under `make demo`
+        extravars={"demo_workdir": str(tmp_path / "demo")},
+        envvars=credential["env"],
+        suppress_env_files=True,
+        settings={"job_timeout": JOB_TIMEOUT, "suppress_ansible_output": True},
+        event_handler=lambda event: events.append(event) or True,
+        quiet=True,
+    )
+    stdout = (private_data_dir / "artifacts" / "job" / "stdout").read_text()
+    assert result.status == "successful" and result.rc == 0, stdout[-20000:]
+
+    by_type = {}
+    for event in events:
+        by_type.setdefault(event["event"], []).append(event)
+    (stats,) = by_type["playbook_on_stats"]
+    assert not stats["event_data"]["failures"] and not stats["event_data"]["dark"], stats["event_data"]
+    assert not by_type.get("runner_on_failed") and not by_type.get("runner_on_unreachable"), stdout[-20000:]
+
+    # every task of a collection module started in the job ended ok
+    module_tasks = {event["event_data"]["task_uuid"]: event["event_data"]["task"]
+                    for event in by_type["playbook_on_task_start"]
+                    if event["event_data"]["task_action"].startswith("cloudcompute.cloud.")}
+    assert module_tasks, "the demo ran no task of the collection's modules"
+    ok_tasks = {event["event_data"]["task_uuid"] for event in by_type.get("runner_on_ok", [])}
+    not_ok = sorted(name for task_uuid, name in module_tasks.items() if task_uuid not in ok_tasks)
+    assert not not_ok, "module tasks without runner_on_ok: %s" % not_ok
+
+    secrets = secrets_of(emulator_reset, credential)
+    for event in events:
+        serialized = json.dumps(event)
+        assert not [secret for secret in secrets if secret in serialized], "a secret is in the %s event" % event["event"]
+    assert_no_secret_in_artifacts(private_data_dir, secrets, credential["env"])
+    # the job found the API through the injected variables only: the emulator saw it authenticate
+    assert emulator_reset.control.requests(path="/v1/oauth2/token")["count"] >= 1
+
+
+def test_inventory_source_as_an_awx_inventory_update(emulator_reset, credential, execution_environment, private_data_dir):
+    control = emulator_reset.control
+    control.seed(instances=3, status="running", tags={"role": "web"}, hostname_prefix="web")
+    control.seed(instances=1, status="offline", hostname_prefix="stopped")
+    control.seed(clusters=1, status="running", hostname_prefix="hpc")
+    source = private_data_dir / "project" / "inventories" / "cloudcompute.yml"
+    source.parent.mkdir()
+    shutil.copy2(COLLECTION / "docs" / "awx" / "cloudcompute.yml", source)
+    output = private_data_dir / "artifacts" / "update" / "output.json"
+
+    response, error, rc = ansible_runner.interface.run_command(
+        executable_cmd="ansible-inventory",
+        cmdline_args=["--list", "--export", "-i", str(source), "--output", str(output), "--playbook-dir", str(source.parent)],
+        private_data_dir=str(private_data_dir),
+        ident="update",
+        envvars=dict(STANDARD_INVENTORY_UPDATE_ENV, **credential["env"]),
+        suppress_env_files=True,
+        runner_mode="subprocess",
+        timeout=JOB_TIMEOUT,
+        quiet=True,
+    )
+    assert rc == 0, response + error
+
+    # --export marks the API's strings as unsafe ({"__ansible_unsafe": ...}), which AWX's import reads
+    inventory = json.loads(output.read_text(), object_hook=lambda value: value.get("__ansible_unsafe", value))
+    hostvars = inventory["_meta"]["hostvars"]
+    running = sorted(name for name, variables in hostvars.items() if variables.get("cloudcompute_host_kind") == "instance")
+    assert running == ["web-00001", "web-00002", "web-00003"]  # the offline instance is filtered out
+    assert {variables["cloudcompute_host_kind"] for variables in hostvars.values()} == {"instance", "jump_host", "worker"}
+    assert sorted(inventory["role_web"]["hosts"]) == running  # keyed_groups from the tags
+    assert not [group for group in inventory if "omit" in group]  # hosts without the tag make no group
+    for name in running:
+        assert hostvars[name]["ansible_host"] == hostvars[name]["cloudcompute_ip"]
+        assert hostvars[name]["cloudcompute_status"] == "running"
+
+    secrets = secrets_of(emulator_reset, credential)
+    assert not [secret for secret in secrets if secret in response + error]
+    assert_no_secret_in_artifacts(private_data_dir, secrets, credential["env"])
+
+
+def test_the_job_needs_the_credential(emulator_reset, execution_environment, private_data_dir, tmp_path):
+    """Without the credential type's variables the modules have no API to talk to: the check
+    above proves the injection is what made the job work."""
+    result = ansible_runner.interface.run(
+        private_data_dir=str(private_data_dir),
+        ident="nocredential",
+        playbook="playbooks/demo.yml",
+        extravars={"demo_workdir": str(tmp_path / "demo")},
+        suppress_env_files=True,
+        settings={"job_timeout": JOB_TIMEOUT},
+        quiet=True,
+    )
+    assert result.status == "failed"
+    assert emulator_reset.control.requests(path="/v1/*")["count"] == 0
