@@ -380,7 +380,8 @@ class ApiClient:
         ``idempotent`` says whether the request may be sent again when its outcome is unknown;
         it defaults to True for every method but POST. ``retry_unavailable=False`` makes a 503
         an answer rather than an outage: a deploy out of capacity fails at once with the API's
-        message instead of being retried for seconds to the same result. With
+        message instead of being retried for seconds to the same result — unless the 503
+        carries ``Retry-After``, the API saying when to come back (overload, maintenance). With
         ``decode_json=False`` a successful response's body is its text, undecoded.
         """
         if idempotent is None:
@@ -428,7 +429,8 @@ class ApiClient:
                 self.stats["rate_limited"] += 1
                 self._wait_retry_after(raw.headers, rate_limited)
                 continue
-            if status == 503 and retry_unavailable and transient < self.max_transient_retries:
+            if (status == 503 and (retry_unavailable or raw.headers.get("Retry-After"))
+                    and transient < self.max_transient_retries):
                 # Overloaded or out of capacity, the API did nothing: retry a few times, then
                 # fail clearly (no endless retry on a capacity shortage).
                 transient += 1

@@ -331,6 +331,17 @@ def test_a_503_can_be_an_answer_rather_than_an_outage(make_client, control):
     assert len(api_requests(control.requests()["requests"], "POST", "/v1/ssh-keys")) == 1
 
 
+def test_a_503_with_retry_after_is_an_outage_even_for_a_deploy(make_client, control):
+    # Retry-After is the API saying when to come back (overload, maintenance), not "no capacity".
+    control.add_fault(method="POST", path="/v1/ssh-keys", status=503, retry_after=1, count=2)
+    waits = []
+    client = make_client(sleep=waits.append)
+    key_id = client.create("/ssh-keys", {"name": "k5", "key": PUBLIC_KEY}, lambda: None, retry_unavailable=False)
+    assert client.get_one("/ssh-keys/" + key_id)["name"] == "k5"
+    assert len(api_requests(control.requests()["requests"], "POST", "/v1/ssh-keys")) == 3
+    assert len(waits) == 2 and all(wait >= 1 for wait in waits)
+
+
 def test_a_create_expressed_as_an_action_is_never_resent_blindly(make_client, control):
     # PUT /volumes clone creates a volume: a lost response is resolved by a lookup, like a POST.
     client = make_client()
