@@ -330,7 +330,7 @@ class ApiClient:
     def delete(self, path, json_body=None, params=None):
         return self.request("DELETE", path, json_body=json_body, params=params)
 
-    def create(self, path, json_body, find_existing, max_attempts=3, method="POST", retry_unavailable=True,
+    def create(self, path, json_body, find_existing, max_attempts=None, method="POST", retry_unavailable=True,
                returns_resource=False):
         """Send a create without ever making a duplicate; return the new resource's id.
 
@@ -342,7 +342,12 @@ class ApiClient:
         ``returns_resource=True`` is for APIs that answer a create with the whole new resource
         (and may have no ``id`` at all, such as the serverless deployments, named instead): the
         response body is returned, or after a lost response the record ``find_existing()`` found.
+
+        A create is attempted as often as any other request is tried (``max_attempts`` defaults
+        to one more than the client's transient retries).
         """
+        if max_attempts is None:
+            max_attempts = self.max_transient_retries + 1
         for attempt in range(1, max_attempts + 1):
             try:
                 response = self.request(method, path, json_body=json_body, idempotent=False,

@@ -331,6 +331,21 @@ def test_a_503_can_be_an_answer_rather_than_an_outage(make_client, control):
     assert len(api_requests(control.requests()["requests"], "POST", "/v1/ssh-keys")) == 1
 
 
+def test_a_create_is_tried_as_often_as_any_request(make_client, control):
+    # Five lost responses in a row (a 502 before anything was done): the sixth attempt creates.
+    control.add_fault(method="POST", path="/v1/ssh-keys", status=502, count=5)
+    lookups = []
+    client = make_client(sleep=lambda seconds: None)
+
+    def find_existing():
+        lookups.append(1)
+        return None
+
+    key_id = client.create("/ssh-keys", {"name": "k6", "key": PUBLIC_KEY}, find_existing)
+    assert [key["id"] for key in client.get("/ssh-keys")] == [key_id]
+    assert len(lookups) == 5
+
+
 def test_a_503_with_retry_after_is_an_outage_even_for_a_deploy(make_client, control):
     # Retry-After is the API saying when to come back (overload, maintenance), not "no capacity".
     control.add_fault(method="POST", path="/v1/ssh-keys", status=503, retry_after=1, count=2)
