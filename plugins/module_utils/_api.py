@@ -70,15 +70,22 @@ class ApiError(Exception):
 
     ``status`` is the HTTP status (None when no response arrived), ``code`` and ``message`` the
     API's error body. ``to_failure()`` is what modules return as ``failure``.
+
+    ``after_lost_response`` is True when the request was sent again because the answer to an
+    earlier attempt was lost (connection broken after sending, or a 5xx): the API may refuse
+    the repetition precisely because the first attempt took effect (a resize to the size it
+    already has, an action on an instance already gone), so the caller should look before
+    failing (``_resource.confirm_after_lost_response``).
     """
 
-    def __init__(self, message, status=None, code=None, method=None, path=None, hint=None):
+    def __init__(self, message, status=None, code=None, method=None, path=None, hint=None, after_lost_response=False):
         self.status = status
         self.code = code
         self.api_message = message
         self.method = method
         self.path = path
         self.hint = hint
+        self.after_lost_response = after_lost_response
         super(ApiError, self).__init__(self.describe())
 
     def describe(self):
@@ -92,7 +99,7 @@ class ApiError(Exception):
     def with_hint(self, hint):
         """The same error with a hint for the user appended to its text (``failure`` unchanged)."""
         return self.__class__(self.api_message, status=self.status, code=self.code, method=self.method,
-                              path=self.path, hint=hint)
+                              path=self.path, hint=hint, after_lost_response=self.after_lost_response)
 
     def to_failure(self):
         return {
@@ -396,6 +403,8 @@ class ApiClient:
         url = path if path.startswith(("https://", "http://")) else self.api_url + path
         rate_limited = transient = 0
         reauthenticated = False
+        # Set once an attempt may have been carried out without us hearing of it.
+        outcome_unknown = False
         while True:
             self._pace()
             headers = {}
@@ -413,6 +422,7 @@ class ApiClient:
                 # A connect failure means nothing reached the API: always safe to retry.
                 sent = not _never_sent(error)
                 if (idempotent or not sent) and transient < self.max_transient_retries:
+                    outcome_unknown = outcome_unknown or sent
                     transient += 1
                     self._retry_after_backoff(transient)
                     continue
@@ -446,12 +456,13 @@ class ApiClient:
                 continue
             if status >= 500 and status != 503:
                 if idempotent and transient < self.max_transient_retries:
+                    outcome_unknown = True
                     transient += 1
                     self._retry_after_backoff(transient)
                     continue
                 if not idempotent:
                     raise _api_error(raw, method, path, ResponseLost)
-            raise _api_error(raw, method, path)
+            raise _api_error(raw, method, path, after_lost_response=outcome_unknown)
 
     # ------------------------------------------------------------------------ authentication
 
@@ -611,7 +622,7 @@ def _parse_body(raw):
     return text
 
 
-def _api_error(raw, method, path, error_class=ApiError):
+def _api_error(raw, method, path, error_class=ApiError, after_lost_response=False):
     body = _parse_body(raw)
     code = message = None
     if isinstance(body, dict):
@@ -619,7 +630,8 @@ def _api_error(raw, method, path, error_class=ApiError):
         message = body.get("message") or body.get("detail")
     if not message:
         message = (body if isinstance(body, str) and body.strip() else raw.reason) or "HTTP %s" % raw.status_code
-    return error_class(str(message), status=raw.status_code, code=code, method=method, path=path)
+    return error_class(str(message), status=raw.status_code, code=code, method=method, path=path,
+                       after_lost_response=after_lost_response)
 
 
 _ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")

@@ -346,6 +346,19 @@ def test_a_create_is_tried_as_often_as_any_request(make_client, control):
     assert len(lookups) == 5
 
 
+def test_a_refusal_after_a_lost_response_says_so(make_client, control):
+    # The first delete happened but its answer was lost; the repetition finds nothing to delete.
+    client = make_client(sleep=lambda seconds: None)
+    key_id = client.create("/ssh-keys", {"name": "k7", "key": PUBLIC_KEY}, lambda: None)
+    control.add_fault(method="DELETE", path="/v1/ssh-keys/*", drop_connection=True, after_commit=True, count=1)
+    with pytest.raises(ApiError) as repeated:
+        client.delete("/ssh-keys/" + key_id)
+    assert repeated.value.status == 404 and repeated.value.after_lost_response is True
+    with pytest.raises(ApiError) as plain:
+        client.delete("/ssh-keys/" + key_id)
+    assert plain.value.status == 404 and plain.value.after_lost_response is False
+
+
 def test_a_503_with_retry_after_is_an_outage_even_for_a_deploy(make_client, control):
     # Retry-After is the API saying when to come back (overload, maintenance), not "no capacity".
     control.add_fault(method="POST", path="/v1/ssh-keys", status=503, retry_after=1, count=2)
