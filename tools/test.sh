@@ -4,7 +4,7 @@
 # Usage: tools/test.sh [stage ...]   (default: all stages, in order)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL_STAGES=(sanity-floor sanity-ceiling units-floor units-ceiling emulator integration lint molecule)
+ALL_STAGES=(sanity-floor sanity-ceiling units-floor units-ceiling emulator integration reliability lint molecule)
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=("${ALL_STAGES[@]}")
 
@@ -62,6 +62,7 @@ for stage in "${stages[@]}"; do
         units-ceiling) run_stage "$stage" run_pytest "$CEILING_VENV" tests/unit ;;
         emulator) run_stage "$stage" run_emulator_tests ;;
         integration) run_stage "$stage" run_pytest "$CEILING_VENV" tests/integration ;;
+        reliability) run_stage "$stage" run_pytest "$CEILING_VENV" tests/reliability ;;
         lint) run_stage "$stage" run_ansible_lint ;;
         molecule) run_stage "$stage" run_molecule ;;
         *) die "unknown stage $stage (known: ${ALL_STAGES[*]})" ;;
