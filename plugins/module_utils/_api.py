@@ -292,7 +292,10 @@ class ApiClient:
         self.sleep = sleep
         self.clock = clock
         self.session = requests.Session()
-        self.session.verify = validate_certs
+        # Given with every request, not set on the session: requests lets REQUESTS_CA_BUNDLE (or
+        # CURL_CA_BUNDLE) in the environment override a session-level verify=False, so
+        # validate_certs=false was ignored wherever one of them is set; a per-request False stands.
+        self.validate_certs = validate_certs
         self.session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
         self.has_credentials = bool(client_id and client_secret)
         self.token_cache = None if token_cache_disabled(token_cache) or not self.has_credentials else TokenCache(
@@ -414,7 +417,7 @@ class ApiClient:
             try:
                 self.stats["requests"] += 1
                 raw = self.session.request(method, url, params=params, json=json_body, headers=headers,
-                                           timeout=self.request_timeout)
+                                           timeout=self.request_timeout, verify=self.validate_certs)
             except SSLError as error:
                 raise ApiError("TLS verification failed: %s (set validate_certs to false only for a test "
                                "endpoint with a self-signed certificate)" % _short(error), method=method, path=path)
