@@ -115,6 +115,24 @@ def playbook_command(playbook, extra_vars=None, forks=FORKS, args=()):
     return command + list(args)
 
 
+class BackgroundPlaybook:
+    """An ``ansible-playbook`` run going on while the test does something else."""
+
+    def __init__(self, playbook, emulator, workdir, extra_vars=None, forks=FORKS, env=None):
+        environment = playbook_environment(emulator, workdir, env)
+        self.results_file = environment["RELIABILITY_RESULTS_FILE"]
+        if os.path.exists(self.results_file):
+            os.unlink(self.results_file)
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(playbook_command(playbook, extra_vars, forks), env=environment,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def finish(self, timeout=600):
+        stdout, stderr = self.process.communicate(timeout=timeout)
+        return PlaybookRun(subprocess.CompletedProcess(self.process.args, self.process.returncode, stdout, stderr),
+                           self.results_file, time.monotonic() - self.started)
+
+
 def run_playbook(playbook, emulator, workdir, extra_vars=None, forks=FORKS, env=None, args=(), timeout=600):
     environment = playbook_environment(emulator, workdir, env)
     results_file = environment["RELIABILITY_RESULTS_FILE"]
