@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help demo test bootstrap sanity units emulator-tests integration lint molecule clean
+.PHONY: help demo test bootstrap sanity units emulator-tests integration lint molecule bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -33,6 +33,9 @@ lint: ## ansible-lint, production profile
 
 molecule: ## molecule scenarios of the roles (delegated, against the emulator)
 	@tools/test.sh molecule
+
+bench: ## benchmarks: the inventory plugin against Ansible's own inventory floor (ARGS="--help")
+	@bench/inventory/run $(ARGS)
 
 clean: ## remove virtualenvs and staged copies
 	rm -rf .venv .venv-floor .tmp "$${XDG_CACHE_HOME:-$$HOME/.cache}/cloudcompute-cloud"

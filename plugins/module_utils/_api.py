@@ -270,13 +270,18 @@ class ApiClient:
     """
 
     def __init__(self, api_url, client_id, client_secret, validate_certs=True, request_timeout=30,
-                 token_cache=DEFAULT_TOKEN_CACHE, sleep=time.sleep, clock=time.time):
+                 token_cache=DEFAULT_TOKEN_CACHE, sleep=time.sleep, clock=time.time,
+                 max_rate_limit_retries=MAX_RATE_LIMIT_RETRIES, max_transient_retries=MAX_TRANSIENT_RETRIES):
         if not HAS_REQUESTS:
             raise ImportError("the requests Python library is required: %s" % REQUESTS_IMPORT_ERROR)
         self.api_url = api_url.rstrip("/")
         self.client_id = client_id
         self.client_secret = client_secret
         self.request_timeout = request_timeout
+        # A task can wait out several rate-limit windows; an interactive caller (the inventory
+        # plugin, which has its cache to fall back on) gives up sooner.
+        self.max_rate_limit_retries = max_rate_limit_retries
+        self.max_transient_retries = max_transient_retries
         self.sleep = sleep
         self.clock = clock
         self.session = requests.Session()
@@ -302,6 +307,11 @@ class ApiClient:
         """GET an absolute URL outside the API, such as a pre-signed download link, never sending
         the access token along (the link carries its own authorisation)."""
         return self.request("GET", url, authenticated=False).body
+
+    def get_text(self, path, params=None):
+        """GET and return the body as the API sent it, not decoded: for callers that keep the
+        answer verbatim (the inventory cache stores it) and decode it themselves."""
+        return self.request("GET", path, params=params, decode_json=False).body
 
     def get_one(self, path, params=None):
         """GET a single resource, tolerating the API's one-element-array form."""
@@ -364,13 +374,14 @@ class ApiClient:
     # ------------------------------------------------------------------------------ core
 
     def request(self, method, path, params=None, json_body=None, idempotent=None, authenticated=True,
-                retry_unavailable=True):
+                retry_unavailable=True, decode_json=True):
         """Send one logical request, with retries where they are safe; return a ``Response``.
 
         ``idempotent`` says whether the request may be sent again when its outcome is unknown;
         it defaults to True for every method but POST. ``retry_unavailable=False`` makes a 503
         an answer rather than an outage: a deploy out of capacity fails at once with the API's
-        message instead of being retried for seconds to the same result.
+        message instead of being retried for seconds to the same result. With
+        ``decode_json=False`` a successful response's body is its text, undecoded.
         """
         if idempotent is None:
             idempotent = method != "POST"
@@ -395,7 +406,7 @@ class ApiClient:
             except RequestException as error:
                 # A connect failure means nothing reached the API: always safe to retry.
                 sent = not _never_sent(error)
-                if (idempotent or not sent) and transient < MAX_TRANSIENT_RETRIES:
+                if (idempotent or not sent) and transient < self.max_transient_retries:
                     transient += 1
                     self._retry_after_backoff(transient)
                     continue
@@ -405,19 +416,19 @@ class ApiClient:
             self._remember_rate_limits(raw.headers)
             status = raw.status_code
             if status < 400:
-                return Response(status, raw.headers, _parse_body(raw))
+                return Response(status, raw.headers, _parse_body(raw) if decode_json else raw.text)
 
             if status == 401 and authenticated and not reauthenticated:
                 # The token may have been revoked or expired early: get a new one, once.
                 reauthenticated = True
                 self._invalidate_token()
                 continue
-            if status == 429 and rate_limited < MAX_RATE_LIMIT_RETRIES:
+            if status == 429 and rate_limited < self.max_rate_limit_retries:
                 rate_limited += 1
                 self.stats["rate_limited"] += 1
                 self._wait_retry_after(raw.headers, rate_limited)
                 continue
-            if status == 503 and retry_unavailable and transient < MAX_TRANSIENT_RETRIES:
+            if status == 503 and retry_unavailable and transient < self.max_transient_retries:
                 # Overloaded or out of capacity, the API did nothing: retry a few times, then
                 # fail clearly (no endless retry on a capacity shortage).
                 transient += 1
@@ -427,7 +438,7 @@ class ApiClient:
                     self._retry_after_backoff(transient)
                 continue
             if status >= 500 and status != 503:
-                if idempotent and transient < MAX_TRANSIENT_RETRIES:
+                if idempotent and transient < self.max_transient_retries:
                     transient += 1
                     self._retry_after_backoff(transient)
                     continue

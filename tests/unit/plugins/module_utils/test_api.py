@@ -249,6 +249,37 @@ def test_a_connection_refused_is_reported_without_traceback_or_secret(emulator, 
     assert "no response from http://127.0.0.1:9/v1" in str(failure.value)
 
 
+def test_retry_limits_are_per_client(make_client, control):
+    control.add_fault(method="GET", path="/v1/ssh-keys", status=429, probability=1.0, retry_after=1)
+    control.add_fault(method="GET", path="/v1/scripts", status=503, probability=1.0)
+    client = make_client(sleep=lambda seconds: None, max_rate_limit_retries=1, max_transient_retries=2)
+    with pytest.raises(ApiError) as rate_limited:
+        client.get("/ssh-keys")
+    with pytest.raises(ApiError) as unavailable:
+        client.get("/scripts")
+    assert (rate_limited.value.status, unavailable.value.status) == (429, 503)
+    log = control.requests()["requests"]
+    assert len(api_requests(log, "GET", "/v1/ssh-keys")) == 2
+    assert len(api_requests(log, "GET", "/v1/scripts")) == 3
+
+
+# ----------------------------------------------------------------------- undecoded reads
+
+
+def test_get_text_returns_the_body_as_sent(make_client):
+    client = make_client()
+    client.post("/ssh-keys", {"name": "raw", "key": PUBLIC_KEY})
+    text = client.get_text("/ssh-keys")
+    assert isinstance(text, str)
+    assert json.loads(text) == client.get("/ssh-keys")
+
+
+def test_get_text_raises_api_errors_like_any_request(make_client):
+    with pytest.raises(ApiError) as failure:
+        make_client().get_text("/instances/00000000-0000-4000-8000-000000000000")
+    assert failure.value.status == 404
+
+
 # ---------------------------------------------------------------------------- pacing
 
 
