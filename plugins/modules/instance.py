@@ -371,6 +371,7 @@ detached_volume_ids:
 import copy
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     TAGS_ARGUMENT_SPEC,
     WAIT_ARGUMENT_SPEC,
@@ -492,14 +493,7 @@ class Instance(Resource):
 
     def act(self, instance, action, **fields):
         """One instance action; False when the API says the instance already is in that state."""
-        response = self.client.put(self.path, dict(fields, action=action, id=instance["id"]))
-        if response.status == 204:
-            return False
-        for item in response.body if isinstance(response.body, list) else []:
-            if isinstance(item, dict) and item.get("status") == "error":
-                raise ApiError(item.get("error") or "the %s action failed" % action, status=item.get("statusCode"),
-                               method="PUT", path=self.path)
-        return True
+        return act_on_one(self.client, instance["id"], action, **fields)
 
     def view(self, resource):
         if not resource:
