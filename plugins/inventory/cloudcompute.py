@@ -163,7 +163,7 @@ EXAMPLES = r"""
 # cloudcompute.yml: running instances and clusters, credentials from CLOUDCOMPUTE_* variables.
 plugin: cloudcompute.cloud.cloudcompute
 
-# ---
+---
 # prod.cloudcompute.yml: a filtered, cached inventory with extra groups and variables.
 plugin: cloudcompute.cloud.cloudcompute
 api_url: https://api.example.com/v1
@@ -193,7 +193,7 @@ cache_plugin: ansible.builtin.jsonfile
 cache_connection: ~/.cache/ansible-inventory
 cache_timeout: 600
 
-# ---
+---
 # private.cloudcompute.yml: from a controller inside the private network, instances only.
 plugin: cloudcompute.cloud.cloudcompute
 connect_with: private_ip
@@ -201,7 +201,7 @@ include_clusters: false
 hostname: "{{ cloudcompute_hostname }}-{{ cloudcompute_location | lower }}"
 hostvars_prefix: cc_
 
-# ---
+---
 # vaulted.cloudcompute.yml: the secret inline, encrypted with ansible-vault encrypt_string.
 plugin: cloudcompute.cloud.cloudcompute
 client_id: cc-3f0c8e
