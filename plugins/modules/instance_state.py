@@ -250,12 +250,14 @@ class InstanceState:
         self.failures = []
         self.acted = set()  # ids of the instances an action was carried out for
         self.hostnames = {}
+        self.listed = None  # the latest instance list read
 
     # --------------------------------------------------------------------------- reading
 
     def list_instances(self):
         """Every instance of the project by id: one request, whatever their number."""
-        return dict((instance["id"], instance) for instance in self.client.get("/instances") or [])
+        self.listed = dict((instance["id"], instance) for instance in self.client.get("/instances") or [])
+        return self.listed
 
     def resolve(self, listed):
         """The instances named by ``instances`` (in order, without duplicates), and the
@@ -363,8 +365,10 @@ class InstanceState:
                                         (listed.get(instance_id) or {}).get("status", "gone"))
                              for instance_id in unreached(listed))
 
-        if not instance_ids:
-            return self.list_instances()
+        # The latest list answers without a request when every instance already is there (an
+        # action is only sent to an instance that is not, so it never answers for one).
+        if self.listed is not None and not unreached(self.listed):
+            return self.listed
         return self.budget.until(self.list_instances, lambda listed: not unreached(listed), description,
                                  failed=failed, describe=last_seen)
 
@@ -472,7 +476,7 @@ class InstanceState:
                 listed = self.wait_until(waited, lambda instance: instance is not None and instance.get("status") == target,
                                          "%d instances to be %s" % (len(waited), target), removal_fails=True)
         else:
-            listed = self.list_instances()
+            listed = self.list_instances() if self.acted else self.listed
         after = [listed[instance_id] for instance_id in ids if instance_id in listed]
         carried_out = [instance for instance in to_change if instance["id"] in self.acted]
         result = self.result(bool(self.acted), found, missing, after, carried_out, doomed)
