@@ -95,7 +95,7 @@ def _wait_until_ready(process: subprocess.Popen, credentials_path: str, log_path
             try:
                 if requests.get(f"{published['base_url']}/_emulator/health", timeout=2).ok:
                     return published
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or a loaded machine
                 pass
         time.sleep(0.02)
     process.kill()
