@@ -371,6 +371,7 @@ detached_volume_ids:
 import copy
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     TAGS_ARGUMENT_SPEC,
     WAIT_ARGUMENT_SPEC,
@@ -500,18 +501,11 @@ class Instance(Resource):
     def act(self, instance, action, **fields):
         """One instance action; False when the API says the instance already is in that state."""
         try:
-            response = self.client.put(self.path, dict(fields, action=action, id=instance["id"]))
+            return act_on_one(self.client, instance["id"], action, **fields)
         except ApiError as error:
             # repeated after a lost answer: a delete of an instance now gone answers 404, ...
             confirm_after_lost_response(error, lambda: self.action_took_effect(instance["id"], action))
             return True
-        if response.status == 204:
-            return False
-        for item in response.body if isinstance(response.body, list) else []:
-            if isinstance(item, dict) and item.get("status") == "error":
-                raise ApiError(item.get("error") or "the %s action failed" % action, status=item.get("statusCode"),
-                               method="PUT", path=self.path)
-        return True
 
     def action_took_effect(self, instance_id, action):
         """Did an action whose answer was lost happen? (The instance is read again.)"""
