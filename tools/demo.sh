@@ -3,13 +3,17 @@
 # addresses), start a throwaway sshd that answers on all of them, run playbooks/demo.yml, then
 # stop both. Without a working sshd the demo's configuration play uses a local connection and
 # says so (DEMO_SSH=off forces that). Extra arguments go to ansible-playbook (e.g. -v, --diff).
+# For tests that run the demo as it is (tests/reliability/test_secrets.py): DEMO_WORKDIR moves
+# its working directory (default .tmp/demo; emptied first), DEMO_EMULATOR_ARGS adds emulator options (e.g.
+# "--profile test"; they come after the defaults, so they win).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 started=$(date +%s)
 "$REPO/tools/bootstrap.sh" demo
 stage_collection
 
-workdir="$REPO/.tmp/demo"
+workdir="${DEMO_WORKDIR:-$REPO/.tmp/demo}"
+read -r -a emulator_arguments <<< "${DEMO_EMULATOR_ARGS:-}"
 rm -rf "$workdir"
 mkdir -p "$workdir/inventory"
 chmod 700 "$workdir"
@@ -39,7 +43,7 @@ trap cleanup EXIT
 port=$(free_port)
 log "starting the emulator on 127.0.0.1:$port (demo timing profile, loopback instance addresses)"
 "$CEILING_VENV/bin/cloudcompute-emulator" --host 127.0.0.1 --port "$port" --profile demo \
-    --instance-ip-mode loopback --credentials-file "$credentials" > "$workdir/emulator.log" 2>&1 &
+    --instance-ip-mode loopback --credentials-file "$credentials" "${emulator_arguments[@]}" > "$workdir/emulator.log" 2>&1 &
 emulator_pid=$!
 
 # A local sshd standing in for the instances' sshd: it listens on every loopback address, lets
