@@ -28,13 +28,16 @@ EOF
 credentials="$workdir/emulator-credentials.json"
 free_port() { "$CEILING_VENV/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-emulator_pid="" sshd_pid=""
+emulator_pid="" sshd_pid="" ssh_control=""
 cleanup() {
     # only the processes this script started: the ssh connections it kept open, sshd, the emulator
     local control
-    for control in "$workdir"/ssh-control/*; do
-        [ -S "$control" ] && ssh -o ControlPath="$control" -O exit demo-host >/dev/null 2>&1
-    done
+    if [ -n "$ssh_control" ]; then
+        for control in "$ssh_control"/*; do
+            [ -S "$control" ] && ssh -o ControlPath="$control" -O exit demo-host >/dev/null 2>&1
+        done
+        rm -rf "$ssh_control"
+    fi
     [ -z "$sshd_pid" ] || { kill "$sshd_pid" 2>/dev/null; wait "$sshd_pid" 2>/dev/null || true; }
     [ -z "$emulator_pid" ] || { kill "$emulator_pid" 2>/dev/null; wait "$emulator_pid" 2>/dev/null || true; }
 }
@@ -77,7 +80,8 @@ EOF
     # the ssh client side: this sshd's host key pinned, the demo's key, one reused connection per
     # host (closed by cleanup); ansible passes -F to ssh and sftp, and ssh to the ProxyJump hop
     printf '* %s\n' "$(cut -d' ' -f1,2 "$sshd_dir/host_ed25519.pub")" > "$workdir/known_hosts"
-    mkdir -p "$workdir/ssh-control"
+    # a socket path must fit in 108 bytes: not under the working directory, which may be deep
+    ssh_control=$(mktemp -d /tmp/cc-demo-ssh.XXXXXX)
     cat > "$workdir/ssh_config" <<EOF
 Host *
   UserKnownHostsFile $workdir/known_hosts
@@ -87,7 +91,7 @@ Host *
   BatchMode yes
   ControlMaster auto
   ControlPersist 60s
-  ControlPath $workdir/ssh-control/%C
+  ControlPath $ssh_control/%C
 EOF
     [ "$(id -u)" -ne 0 ] || mkdir -p /run/sshd  # its privilege separation directory
     /usr/sbin/sshd -D -e -f "$sshd_dir/sshd_config" > "$sshd_dir/sshd.log" 2>&1 &
