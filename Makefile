@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help demo test bootstrap sanity units emulator-tests integration lint molecule \
+.PHONY: help demo test bootstrap sanity units emulator-tests integration reliability lint molecule \
 	release-tests awx-tests docs-tests build ee docs bench clean
 
 help: ## list the targets
@@ -28,6 +28,9 @@ emulator-tests: ## the emulator's own test suite
 
 integration: ## playbooks of every module against the emulator
 	@tools/test.sh integration
+
+reliability: ## faults, lost responses, token expiry, secrets, bad input, durability, TLS
+	@tools/test.sh reliability
 
 lint: ## ansible-lint, production profile
 	@tools/test.sh lint

@@ -1,31 +1,35 @@
 #!/usr/bin/env bash
 # Create or refresh the development virtualenvs and the system tools the tests need.
 # Idempotent: a venv is rebuilt only when its requirements, the emulator's pyproject.toml or the
-# interpreter changed.  Usage: tools/bootstrap.sh [ceiling|floor|all]
+# interpreter changed.  Usage: tools/bootstrap.sh [ceiling|floor|demo|all]
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 # shellcheck: ansible-test's shellcheck sanity test passes silently without it.
-# openssh-server: the inventory end-to-end test reaches emulated hosts through a local sshd.
+# openssh-server: the inventory end-to-end test and the demo's configuration play reach
+# emulated hosts through a local sshd.  Usage: install_system_packages [ssh-only]
 # chromium, chromium-driver: the docs stage opens the built site in headless Chromium (WebDriver).
 install_system_packages() {
     local missing=()
-    command -v shellcheck >/dev/null || missing+=(shellcheck)
     [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
     command -v ssh >/dev/null || missing+=(openssh-client)
-    [ -x /usr/bin/chromium ] || missing+=(chromium)
-    [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+    if [ "${1:-}" != ssh-only ]; then
+        command -v shellcheck >/dev/null || missing+=(shellcheck)
+        [ -x /usr/bin/chromium ] || missing+=(chromium)
+        [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+    fi
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=()
     if [ "$(id -u)" -ne 0 ]; then
-        sudo -n true 2>/dev/null || { log "cannot install ${missing[*]} (not root, no sudo); tests needing them will fail"; return 0; }
+        sudo -n true 2>/dev/null || { log "cannot install ${missing[*]} (not root, no sudo); what needs them will fail or fall back"; return 0; }
         sudo=(sudo -n)
     fi
     log "installing system packages: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get update -qq >/dev/null
-    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    "${sudo[@]}" apt-get update -qq >/dev/null || true
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+        log "could not install ${missing[*]}; what needs them will fail or fall back"
 }
 
 # This machine's pip configuration names local indexes that may be absent; pip warns once per
@@ -58,11 +62,16 @@ ensure_venv() {
 
 case ${1:-all} in
     ceiling) ensure_venv "$CEILING_VENV" 3.13 requirements-dev.txt ;;
+    # make demo: the ceiling venv, and sshd for the configuration play (it falls back without)
+    demo)
+        install_system_packages ssh-only
+        ensure_venv "$CEILING_VENV" 3.13 requirements-dev.txt
+        ;;
     floor) ensure_venv "$FLOOR_VENV" 3.11 requirements-dev-floor.txt ;;
     all)
         install_system_packages
         ensure_venv "$CEILING_VENV" 3.13 requirements-dev.txt
         ensure_venv "$FLOOR_VENV" 3.11 requirements-dev-floor.txt
         ;;
-    *) die "usage: $0 [ceiling|floor|all]" ;;
+    *) die "usage: $0 [ceiling|floor|demo|all]" ;;
 esac

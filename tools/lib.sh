@@ -18,13 +18,15 @@ log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # Print the real path of a Python interpreter of version $1 (e.g. 3.13). pyenv shims for
-# non-global versions fail (and fail inside ansible-test), so resolve to the interpreter itself.
+# non-global versions fail (and fail inside ansible-test), so resolve to the interpreter itself;
+# and a virtualenv's python (first on PATH when it is activated, or inside tools/test.sh) to
+# the base interpreter it links to, or bootstrap.sh would rebuild .venv from itself.
 find_python() {
     local version=$1 candidate real
     local pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
     for candidate in "python$version" "$pyenv_root"/versions/"$version"*/bin/"python$version" \
                      /usr/local/bin/"python$version" /usr/bin/"python$version"; do
-        real=$("$candidate" -c 'import sys; print(sys.executable)' 2>/dev/null) || continue
+        real=$("$candidate" -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null) || continue
         [ -n "$real" ] && { printf '%s\n' "$real"; return 0; }
     done
     return 1

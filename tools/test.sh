@@ -4,7 +4,7 @@
 # Usage: tools/test.sh [stage ...]   (default: all stages, in order)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL_STAGES=(sanity-floor sanity-ceiling units-floor units-ceiling emulator integration lint molecule release awx docs)
+ALL_STAGES=(sanity-floor sanity-ceiling units-floor units-ceiling emulator integration reliability lint molecule release awx docs)
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=("${ALL_STAGES[@]}")
 
@@ -70,6 +70,7 @@ for stage in "${stages[@]}"; do
         # Two workers, each with its own emulator: a target is mostly ansible-playbook start-up
         # and waiting on the emulator clock, so two at once use the two cores.
         integration) run_stage "$stage" run_pytest "$CEILING_VENV" tests/integration -n 2 ;;
+        reliability) run_stage "$stage" run_pytest "$CEILING_VENV" tests/reliability ;;
         lint) run_stage "$stage" run_ansible_lint ;;
         molecule) run_stage "$stage" run_molecule ;;
         release) run_stage "$stage" run_pytest "$CEILING_VENV" tests/release ;;

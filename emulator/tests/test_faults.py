@@ -84,3 +84,19 @@ def test_latency_probability_glob_and_removal(api: ApiClient, control) -> None:
         control.add_fault(path="/v1/x")  # does nothing: refused
     with pytest.raises(EmulatorControlError):
         control.add_fault(path="/v1/x", status=200)
+
+
+def test_faults_on_the_same_paths_add_up(api: ApiClient, control) -> None:
+    # A fault that does not fire by chance lets the next matching one try: a never-firing
+    # fault first does not shadow the one behind it, and two partial ones both fire.
+    control.add_fault(path="/v1/locations", status=500, probability=0)
+    behind = control.add_fault(path="/v1/locations", status=502, count=1)
+    assert_error(api.get("/locations"), 502, "server_error")
+    control.clear_faults()
+    control.add_fault(path="/v1/locations", status=500, probability=0.5)
+    control.add_fault(path="/v1/locations", status=502, probability=0.5)
+    statuses = [api.get("/locations").status_code for _ in range(200)]
+    faults = control.faults()["faults"]
+    assert statuses.count(500) == faults[0]["hits"] > 0 and statuses.count(502) == faults[1]["hits"] > 0
+    assert 20 < statuses.count(200) < 90  # about a quarter
+    assert behind

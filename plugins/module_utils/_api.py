@@ -70,15 +70,22 @@ class ApiError(Exception):
 
     ``status`` is the HTTP status (None when no response arrived), ``code`` and ``message`` the
     API's error body. ``to_failure()`` is what modules return as ``failure``.
+
+    ``after_lost_response`` is True when the request was sent again because the answer to an
+    earlier attempt was lost (connection broken after sending, or a 5xx): the API may refuse
+    the repetition precisely because the first attempt took effect (a resize to the size it
+    already has, an action on an instance already gone), so the caller should look before
+    failing (``_resource.confirm_after_lost_response``).
     """
 
-    def __init__(self, message, status=None, code=None, method=None, path=None, hint=None):
+    def __init__(self, message, status=None, code=None, method=None, path=None, hint=None, after_lost_response=False):
         self.status = status
         self.code = code
         self.api_message = message
         self.method = method
         self.path = path
         self.hint = hint
+        self.after_lost_response = after_lost_response
         super(ApiError, self).__init__(self.describe())
 
     def describe(self):
@@ -92,7 +99,7 @@ class ApiError(Exception):
     def with_hint(self, hint):
         """The same error with a hint for the user appended to its text (``failure`` unchanged)."""
         return self.__class__(self.api_message, status=self.status, code=self.code, method=self.method,
-                              path=self.path, hint=hint)
+                              path=self.path, hint=hint, after_lost_response=self.after_lost_response)
 
     def to_failure(self):
         return {
@@ -285,7 +292,10 @@ class ApiClient:
         self.sleep = sleep
         self.clock = clock
         self.session = requests.Session()
-        self.session.verify = validate_certs
+        # Given with every request, not set on the session: requests lets REQUESTS_CA_BUNDLE (or
+        # CURL_CA_BUNDLE) in the environment override a session-level verify=False, so
+        # validate_certs=false was ignored wherever one of them is set; a per-request False stands.
+        self.validate_certs = validate_certs
         self.session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
         self.has_credentials = bool(client_id and client_secret)
         self.token_cache = None if token_cache_disabled(token_cache) or not self.has_credentials else TokenCache(
@@ -330,7 +340,7 @@ class ApiClient:
     def delete(self, path, json_body=None, params=None):
         return self.request("DELETE", path, json_body=json_body, params=params)
 
-    def create(self, path, json_body, find_existing, max_attempts=3, method="POST", retry_unavailable=True,
+    def create(self, path, json_body, find_existing, max_attempts=None, method="POST", retry_unavailable=True,
                returns_resource=False):
         """Send a create without ever making a duplicate; return the new resource's id.
 
@@ -342,7 +352,12 @@ class ApiClient:
         ``returns_resource=True`` is for APIs that answer a create with the whole new resource
         (and may have no ``id`` at all, such as the serverless deployments, named instead): the
         response body is returned, or after a lost response the record ``find_existing()`` found.
+
+        A create is attempted as often as any other request is tried (``max_attempts`` defaults
+        to one more than the client's transient retries).
         """
+        if max_attempts is None:
+            max_attempts = self.max_transient_retries + 1
         for attempt in range(1, max_attempts + 1):
             try:
                 response = self.request(method, path, json_body=json_body, idempotent=False,
@@ -380,7 +395,8 @@ class ApiClient:
         ``idempotent`` says whether the request may be sent again when its outcome is unknown;
         it defaults to True for every method but POST. ``retry_unavailable=False`` makes a 503
         an answer rather than an outage: a deploy out of capacity fails at once with the API's
-        message instead of being retried for seconds to the same result. With
+        message instead of being retried for seconds to the same result — unless the 503
+        carries ``Retry-After``, the API saying when to come back (overload, maintenance). With
         ``decode_json=False`` a successful response's body is its text, undecoded.
         """
         if idempotent is None:
@@ -390,6 +406,8 @@ class ApiClient:
         url = path if path.startswith(("https://", "http://")) else self.api_url + path
         rate_limited = transient = 0
         reauthenticated = False
+        # Set once an attempt may have been carried out without us hearing of it.
+        outcome_unknown = False
         while True:
             self._pace()
             headers = {}
@@ -399,7 +417,7 @@ class ApiClient:
             try:
                 self.stats["requests"] += 1
                 raw = self.session.request(method, url, params=params, json=json_body, headers=headers,
-                                           timeout=self.request_timeout)
+                                           timeout=self.request_timeout, verify=self.validate_certs)
             except SSLError as error:
                 raise ApiError("TLS verification failed: %s (set validate_certs to false only for a test "
                                "endpoint with a self-signed certificate)" % _short(error), method=method, path=path)
@@ -407,6 +425,7 @@ class ApiClient:
                 # A connect failure means nothing reached the API: always safe to retry.
                 sent = not _never_sent(error)
                 if (idempotent or not sent) and transient < self.max_transient_retries:
+                    outcome_unknown = outcome_unknown or sent
                     transient += 1
                     self._retry_after_backoff(transient)
                     continue
@@ -428,7 +447,8 @@ class ApiClient:
                 self.stats["rate_limited"] += 1
                 self._wait_retry_after(raw.headers, rate_limited)
                 continue
-            if status == 503 and retry_unavailable and transient < self.max_transient_retries:
+            if (status == 503 and (retry_unavailable or raw.headers.get("Retry-After"))
+                    and transient < self.max_transient_retries):
                 # Overloaded or out of capacity, the API did nothing: retry a few times, then
                 # fail clearly (no endless retry on a capacity shortage).
                 transient += 1
@@ -439,12 +459,13 @@ class ApiClient:
                 continue
             if status >= 500 and status != 503:
                 if idempotent and transient < self.max_transient_retries:
+                    outcome_unknown = True
                     transient += 1
                     self._retry_after_backoff(transient)
                     continue
                 if not idempotent:
                     raise _api_error(raw, method, path, ResponseLost)
-            raise _api_error(raw, method, path)
+            raise _api_error(raw, method, path, after_lost_response=outcome_unknown)
 
     # ------------------------------------------------------------------------ authentication
 
@@ -604,7 +625,7 @@ def _parse_body(raw):
     return text
 
 
-def _api_error(raw, method, path, error_class=ApiError):
+def _api_error(raw, method, path, error_class=ApiError, after_lost_response=False):
     body = _parse_body(raw)
     code = message = None
     if isinstance(body, dict):
@@ -612,7 +633,8 @@ def _api_error(raw, method, path, error_class=ApiError):
         message = body.get("message") or body.get("detail")
     if not message:
         message = (body if isinstance(body, str) and body.strip() else raw.reason) or "HTTP %s" % raw.status_code
-    return error_class(str(message), status=raw.status_code, code=code, method=method, path=path)
+    return error_class(str(message), status=raw.status_code, code=code, method=method, path=path,
+                       after_lost_response=after_lost_response)
 
 
 _ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")

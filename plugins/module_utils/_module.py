@@ -10,7 +10,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
+import copy
+
+from ansible.module_utils.basic import AnsibleModule, _load_params, env_fallback, missing_required_lib
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     DEFAULT_TOKEN_CACHE,
@@ -53,6 +55,52 @@ REQUIRED_CREDENTIALS = (
 )
 
 
+def _names(option, spec):
+    return [option] + list(spec.get("aliases") or [])
+
+
+def _holds_secrets(suboptions):
+    return any(spec.get("no_log") or _holds_secrets(spec.get("options") or {}) for spec in suboptions.values())
+
+
+def checkable_spec(argument_spec, params):
+    """The argument spec, made safe for Ansible's checks of these parameters.
+
+    ansible-core's argument checks (2.19 to 2.21 at least) crash with a TypeError, so that the
+    user sees a traceback, when an option that has suboptions is given a number or a boolean
+    instead of a dictionary (``scaling: 5``, or ``compute: [1, 2]``). For such an option the suboptions are left out, so
+    that Ansible reports the wrong type as it does for any other option; when a suboption was
+    ``no_log``, the whole value is then hidden from the result, since its secrets are no longer
+    known as such. Nothing changes for parameters of the right shape.
+    """
+    safe = None
+    for option, spec in argument_spec.items():
+        suboptions = spec.get("options")
+        if not suboptions or spec.get("type") not in ("dict", "list"):
+            continue
+        given = [params[name] for name in _names(option, spec) if isinstance(params, dict) and name in params]
+        items = []
+        for value in given:
+            # Ansible goes through a list's items even where one dictionary is expected
+            items.extend(value if isinstance(value, list) else [value])
+        if any(isinstance(item, (bool, int, float)) for item in items):
+            replacement = dict((key, value) for key, value in spec.items() if key != "options")
+            if _holds_secrets(suboptions):
+                replacement["no_log"] = True
+        else:
+            safe_suboptions = suboptions
+            for item in items:
+                if isinstance(item, dict):
+                    safe_suboptions = checkable_spec(safe_suboptions, item)
+            if safe_suboptions is suboptions:
+                continue
+            replacement = dict(spec, options=safe_suboptions)
+        if safe is None:
+            safe = copy.copy(argument_spec)
+        safe[option] = replacement
+    return argument_spec if safe is None else safe
+
+
 class ModuleFailure(Exception):
     """A failure found by the module itself (bad input, timeout, ambiguity): ``fail_json`` it."""
 
@@ -68,6 +116,7 @@ class CloudComputeModule(AnsibleModule):
     def __init__(self, argument_spec, **kwargs):
         spec = dict(COMMON_ARGUMENT_SPEC)
         spec.update(argument_spec)
+        spec = checkable_spec(spec, _load_params())
         kwargs.setdefault("supports_check_mode", True)
         super(CloudComputeModule, self).__init__(argument_spec=spec, **kwargs)
         if not HAS_REQUESTS:

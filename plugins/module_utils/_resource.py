@@ -91,6 +91,18 @@ def fetch_or_none(client, path):
         raise
 
 
+def confirm_after_lost_response(error, took_effect):
+    """Decide about an ``ApiError`` from a repeatable change (an action, a resize, a delete).
+
+    When the first attempt's answer was lost and the repetition was refused, the refusal may
+    come from the first attempt having worked (a resize to the size the volume now has, a
+    delete of an instance already gone). ``took_effect()`` reads the resource and says whether
+    the change is there; if it is, the error is swallowed, otherwise it is raised."""
+    if getattr(error, "after_lost_response", False) and took_effect():
+        return
+    raise error
+
+
 def refuse_differences(what, pairs, advice):
     """Fail naming every option whose desired value differs from the resource's although the API
     cannot change it, before any change is made. ``pairs`` maps an option to ``(desired,

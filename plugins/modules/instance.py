@@ -371,6 +371,7 @@ detached_volume_ids:
 import copy
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     TAGS_ARGUMENT_SPEC,
     WAIT_ARGUMENT_SPEC,
@@ -387,7 +388,12 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import
     startup_script_references,
     volume_references,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, refuse_differences
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
+    References,
+    Resource,
+    confirm_after_lost_response,
+    refuse_differences,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
@@ -398,6 +404,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
 )
 
 POWER_STATUS = {"running": "running", "stopped": "offline"}
+# The status an accepted power action leads to.
+ACTION_STATUS = {"start": "running", "shutdown": "offline", "force_shutdown": "offline"}
 SPOT_POLICIES = ["keep_detached", "move_to_trash", "delete_permanently"]
 CAPACITY_HINT = ("cloudcompute.cloud.availability_info lists the instance types with capacity per location "
                  "(spot or not): choose another location or instance type, or retry later.")
@@ -492,14 +500,19 @@ class Instance(Resource):
 
     def act(self, instance, action, **fields):
         """One instance action; False when the API says the instance already is in that state."""
-        response = self.client.put(self.path, dict(fields, action=action, id=instance["id"]))
-        if response.status == 204:
-            return False
-        for item in response.body if isinstance(response.body, list) else []:
-            if isinstance(item, dict) and item.get("status") == "error":
-                raise ApiError(item.get("error") or "the %s action failed" % action, status=item.get("statusCode"),
-                               method="PUT", path=self.path)
-        return True
+        try:
+            return act_on_one(self.client, instance["id"], action, **fields)
+        except ApiError as error:
+            # repeated after a lost answer: a delete of an instance now gone answers 404, ...
+            confirm_after_lost_response(error, lambda: self.action_took_effect(instance["id"], action))
+            return True
+
+    def action_took_effect(self, instance_id, action):
+        """Did an action whose answer was lost happen? (The instance is read again.)"""
+        current = self.fetch(instance_id)
+        if action in ("delete", "hibernate"):
+            return current is None or current.get("status") in GOING_AWAY
+        return current is not None and current.get("status") == ACTION_STATUS.get(action)
 
     def view(self, resource):
         if not resource:

@@ -245,7 +245,12 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     ModuleFailure,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import instance_references, volume_named
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, Resource, is_not_found
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
+    References,
+    Resource,
+    confirm_after_lost_response,
+    is_not_found,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
@@ -434,9 +439,28 @@ class Volume(Resource):
         try:
             self.client.put(self.path, dict(fields, action=action, id=volume_id))
         except ApiError as error:
-            if error.status == 403 and action in ("attach", "detach"):
-                raise error.with_hint("Attaching and detaching need the instances shut down; " + STOP_HINT + ".")
-            raise
+            try:
+                # repeated after a lost answer: a resize to the size it now has answers 400, ...
+                confirm_after_lost_response(error, lambda: self.action_took_effect(volume_id, action, fields))
+            except ApiError:
+                if error.status == 403 and action in ("attach", "detach"):
+                    raise error.with_hint("Attaching and detaching need the instances shut down; " + STOP_HINT + ".")
+                raise
+
+    def action_took_effect(self, volume_id, action, fields):
+        """Did an action whose answer was lost happen? (The volume is read again.)"""
+        volume = self.fetch(volume_id)
+        if volume is None:
+            return False
+        attached = set(attached_ids(volume))
+        outcomes = {
+            "rename": lambda: volume.get("name") == fields.get("name"),
+            "resize": lambda: (volume.get("size") or 0) >= fields.get("size"),
+            "attach": lambda: set(fields.get("instance_ids") or []) <= attached,
+            "detach": lambda: not set(fields.get("instance_ids") or []) & attached,
+            "restore": lambda: volume.get("status") != "deleted",
+        }
+        return action in outcomes and outcomes[action]()
 
     def apply(self, volume, plan):
         """Make the planned changes; return the volume afterwards."""

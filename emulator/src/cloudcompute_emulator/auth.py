@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -122,6 +124,8 @@ def _issue_tokens(state: EmulatorState, credential: Record) -> dict:
     )
     if state.store.next_counter("tokens_issued") % SWEEP_EVERY == 0:
         _sweep_tokens(state, now)
+    if state.issued_tokens_file:
+        _record_issued(state.issued_tokens_file, credential["id"], access_token, refresh_token, now)
     return {
         "access_token": access_token,
         "refresh_token": refresh_token,
@@ -129,6 +133,14 @@ def _issue_tokens(state: EmulatorState, credential: Record) -> dict:
         "expires_in": ttl,
         "scope": SCOPE,
     }
+
+
+def _record_issued(path: str, client_id: str, access_token: str, refresh_token: str, now: float) -> None:
+    """Append one JSON line (mode 0600) for ``--issued-tokens-file``, a test-only option."""
+    line = json.dumps({"client_id": client_id, "access_token": access_token, "refresh_token": refresh_token, "issued_at": now})
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with os.fdopen(descriptor, "a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
 
 
 def _sweep_tokens(state: EmulatorState, now: float) -> None:

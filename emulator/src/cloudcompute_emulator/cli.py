@@ -43,6 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--credentials-file", metavar="PATH", help="write {api_url, client_id, client_secret, inference_api_key} here (mode 0600)")
     parser.add_argument("--settings-json", metavar="JSON", help="any settings of PUT /_emulator/settings, as a JSON object")
     parser.add_argument("--log-requests", action="store_true", help="log one line per request (quiet by default)")
+    parser.add_argument("--ssl-certfile", metavar="PATH", help="serve HTTPS with this certificate (PEM; the chain may follow it)")
+    parser.add_argument("--ssl-keyfile", metavar="PATH", help="private key of --ssl-certfile (PEM)")
+    parser.add_argument(
+        "--issued-tokens-file",
+        metavar="PATH",
+        help="test-only: append every access and refresh token issued to this file (JSON lines, mode 0600), "
+        "so a test can search a client's output, logs and caches for leaked tokens",
+    )
     return parser
 
 
@@ -100,16 +108,20 @@ def main(argv: list[str] | None = None) -> None:
     from cloudcompute_emulator.state import EmulatorState
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
+        sys.exit("cloudcompute-emulator: --ssl-certfile and --ssl-keyfile go together")
     try:
         patch = settings_patch(args)
         state = EmulatorState(patch, args.state_file)
     except (ValueError, TypeError) as error:
         sys.exit(f"cloudcompute-emulator: invalid settings: {error}")
     credentials = state.bootstrap(args.client_id, args.client_secret)
+    state.issued_tokens_file = args.issued_tokens_file
     sock = bind_socket(args.host, args.port)
     port = sock.getsockname()[1]
     url_host = "127.0.0.1" if args.host in ("0.0.0.0", "") else (f"[{args.host}]" if ":" in args.host else args.host)
-    base_url = f"http://{url_host}:{port}"
+    scheme = "https" if args.ssl_certfile else "http"
+    base_url = f"{scheme}://{url_host}:{port}"
     published = {
         "api_url": f"{base_url}/v1",
         "base_url": base_url,
@@ -138,6 +150,8 @@ def main(argv: list[str] | None = None) -> None:
         access_log=args.log_requests,
         lifespan="off",
         server_header=False,
+        ssl_certfile=args.ssl_certfile,
+        ssl_keyfile=args.ssl_keyfile,
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])

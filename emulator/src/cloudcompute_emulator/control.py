@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import requests
@@ -23,16 +24,24 @@ class EmulatorControlError(RuntimeError):
 
 
 class EmulatorControl:
-    def __init__(self, base_url: str, timeout: float = 30.0, session: requests.Session | None = None) -> None:
+    def __init__(
+        self, base_url: str, timeout: float = 30.0, session: requests.Session | None = None, verify: bool | str = True
+    ) -> None:
         # accept the API URL too (".../v1")
         self.base_url = base_url.rstrip("/").removesuffix("/v1")
         self.timeout = timeout
         self.session = session or requests.Session()
+        # Per request, not on the session: requests lets REQUESTS_CA_BUNDLE override a
+        # session-level verify=False, never a per-request one.
+        self.verify = verify
 
     def _call(self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None) -> Any:
-        response = self.session.request(
-            method, f"{self.base_url}/_emulator{path}", json=json, params=params, timeout=self.timeout
-        )
+        with warnings.catch_warnings():
+            if self.verify is False:
+                warnings.simplefilter("ignore")  # InsecureRequestWarning: unverified on purpose
+            response = self.session.request(
+                method, f"{self.base_url}/_emulator{path}", json=json, params=params, timeout=self.timeout, verify=self.verify
+            )
         if response.status_code >= 400:
             try:
                 body = response.json()

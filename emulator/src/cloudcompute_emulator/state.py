@@ -35,6 +35,9 @@ class EmulatorState:
         self.rate_limiter = RateLimiter(lambda: self.settings.rate_limits)
         self.faults = FaultRegistry()
         self.request_log = RequestLog(self.settings.request_log_limit)
+        # Test-only (``--issued-tokens-file``): where every issued token is appended, so a test can
+        # search what a client left behind (output, logs, caches) for tokens it must not leak.
+        self.issued_tokens_file: str | None = None
         self.default_project_id: str = self.store.meta("default_project_id") or new_id()
         self.store.set_meta("default_project_id", self.default_project_id)
         ensure_project(self, self.default_project_id)

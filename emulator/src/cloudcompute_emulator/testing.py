@@ -8,7 +8,10 @@
 
 Keyword arguments are settings (those of ``PUT /_emulator/settings``: ``profile``,
 ``token_ttl``, ``rate_limits={...}``, ``instance_ip_mode``, ``balance``, ...), plus
-``state_file``, ``client_id`` and ``client_secret``.
+``state_file``, ``client_id``, ``client_secret``, ``port`` (to restart on the port a killed
+emulator had), ``ssl_certfile``/``ssl_keyfile`` (HTTPS; the helper's own readiness probe and
+control client then skip certificate checks) and ``issued_tokens_file`` (test-only, see the
+README).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -48,7 +52,13 @@ class RunningEmulator:
     control: EmulatorControl = field(init=False)
 
     def __post_init__(self) -> None:
-        self.control = EmulatorControl(self.base_url)
+        # an HTTPS emulator's certificate is the concern of the client under test, not of the
+        # test's own control channel
+        self.control = EmulatorControl(self.base_url, verify=not self.base_url.startswith("https:"))
+
+    @property
+    def port(self) -> int:
+        return int(self.base_url.rsplit(":", 1)[1])
 
     def access_token(self, client_id: str | None = None, client_secret: str | None = None) -> str:
         response = requests.post(
@@ -59,6 +69,7 @@ class RunningEmulator:
                 "client_secret": client_secret or self.client_secret,
             },
             timeout=10,
+            verify=not self.base_url.startswith("https:"),
         )
         response.raise_for_status()
         return response.json()["access_token"]
@@ -93,8 +104,11 @@ def _wait_until_ready(process: subprocess.Popen, credentials_path: str, log_path
             with open(credentials_path, encoding="utf-8") as handle:
                 published = json.load(handle)
             try:
-                if requests.get(f"{published['base_url']}/_emulator/health", timeout=2).ok:
-                    return published
+                # a readiness probe on loopback: the certificate of an HTTPS emulator is not its concern
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    if requests.get(f"{published['base_url']}/_emulator/health", timeout=2, verify=False).ok:
+                        return published
             except (requests.ConnectionError, requests.Timeout):  # not listening yet, or a loaded machine
                 pass
         time.sleep(0.02)
@@ -108,6 +122,10 @@ def run_emulator(
     state_file: str | None = None,
     client_id: str | None = None,
     client_secret: str | None = None,
+    port: int = 0,
+    ssl_certfile: str | None = None,
+    ssl_keyfile: str | None = None,
+    issued_tokens_file: str | None = None,
     startup_timeout: float = 20.0,
     python: str = sys.executable,
     **settings: Any,
@@ -115,7 +133,7 @@ def run_emulator(
     workdir = tempfile.mkdtemp(prefix="cloudcompute-emulator-")
     credentials_path = os.path.join(workdir, "credentials.json")
     log_path = os.path.join(workdir, "emulator.log")
-    command = [python, "-m", "cloudcompute_emulator", "--host", "127.0.0.1", "--port", "0", "--credentials-file", credentials_path]
+    command = [python, "-m", "cloudcompute_emulator", "--host", "127.0.0.1", "--port", str(port), "--credentials-file", credentials_path]
     if settings:
         command += ["--settings-json", json.dumps(settings)]
     if state_file:
@@ -124,6 +142,10 @@ def run_emulator(
         command += ["--client-id", client_id]
     if client_secret:
         command += ["--client-secret", client_secret]
+    if ssl_certfile:
+        command += ["--ssl-certfile", ssl_certfile, "--ssl-keyfile", ssl_keyfile or ssl_certfile]
+    if issued_tokens_file:
+        command += ["--issued-tokens-file", issued_tokens_file]
     with open(log_path, "wb") as log_handle:
         process = subprocess.Popen(command, stdout=log_handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     emulator = None

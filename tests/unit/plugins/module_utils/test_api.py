@@ -331,6 +331,45 @@ def test_a_503_can_be_an_answer_rather_than_an_outage(make_client, control):
     assert len(api_requests(control.requests()["requests"], "POST", "/v1/ssh-keys")) == 1
 
 
+def test_a_create_is_tried_as_often_as_any_request(make_client, control):
+    # Five lost responses in a row (a 502 before anything was done): the sixth attempt creates.
+    control.add_fault(method="POST", path="/v1/ssh-keys", status=502, count=5)
+    lookups = []
+    client = make_client(sleep=lambda seconds: None)
+
+    def find_existing():
+        lookups.append(1)
+        return None
+
+    key_id = client.create("/ssh-keys", {"name": "k6", "key": PUBLIC_KEY}, find_existing)
+    assert [key["id"] for key in client.get("/ssh-keys")] == [key_id]
+    assert len(lookups) == 5
+
+
+def test_a_refusal_after_a_lost_response_says_so(make_client, control):
+    # The first delete happened but its answer was lost; the repetition finds nothing to delete.
+    client = make_client(sleep=lambda seconds: None)
+    key_id = client.create("/ssh-keys", {"name": "k7", "key": PUBLIC_KEY}, lambda: None)
+    control.add_fault(method="DELETE", path="/v1/ssh-keys/*", drop_connection=True, after_commit=True, count=1)
+    with pytest.raises(ApiError) as repeated:
+        client.delete("/ssh-keys/" + key_id)
+    assert repeated.value.status == 404 and repeated.value.after_lost_response is True
+    with pytest.raises(ApiError) as plain:
+        client.delete("/ssh-keys/" + key_id)
+    assert plain.value.status == 404 and plain.value.after_lost_response is False
+
+
+def test_a_503_with_retry_after_is_an_outage_even_for_a_deploy(make_client, control):
+    # Retry-After is the API saying when to come back (overload, maintenance), not "no capacity".
+    control.add_fault(method="POST", path="/v1/ssh-keys", status=503, retry_after=1, count=2)
+    waits = []
+    client = make_client(sleep=waits.append)
+    key_id = client.create("/ssh-keys", {"name": "k5", "key": PUBLIC_KEY}, lambda: None, retry_unavailable=False)
+    assert client.get_one("/ssh-keys/" + key_id)["name"] == "k5"
+    assert len(api_requests(control.requests()["requests"], "POST", "/v1/ssh-keys")) == 3
+    assert len(waits) == 2 and all(wait >= 1 for wait in waits)
+
+
 def test_a_create_expressed_as_an_action_is_never_resent_blindly(make_client, control):
     # PUT /volumes clone creates a volume: a lost response is resolved by a lookup, like a POST.
     client = make_client()

@@ -1,0 +1,551 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: instance_state
+short_description: Start, shut down, hibernate or delete many Cloud Compute instances at once
+version_added: 0.1.0
+description:
+  - Brings every instance of a list to one state (V(running), V(stopped), V(hibernated) or
+    V(absent)) with one bulk request of the API per step, however many instances need it,
+    instead of one request per instance.
+  - Instances are named by hostname or id. Only instances that need it are acted on, so a
+    second run reports no change.
+  - The API answers a bulk request with a result per instance. Instances the API was too busy
+    for are sent again (up to three times); an instance it refused fails the task naming that
+    instance and the API's reason, after the others were brought to O(state).
+  - To deploy instances, or to converge one instance's tags and options, use
+    M(cloudcompute.cloud.instance); this module only changes the power state of existing
+    instances and deletes them.
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - cloudcompute.cloud.wait
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: all
+  action_group:
+    support: full
+    membership: [cloudcompute.cloud.all]
+options:
+  instances:
+    description:
+      - Hostnames or ids of the instances. A hostname that several live instances share is
+        ambiguous and needs the id.
+      - For O(state=running) and O(state=stopped) every instance must exist (the task fails
+        naming those that do not, before any change). For O(state=absent) and
+        O(state=hibernated) one that does not exist is already where it should be; it is
+        listed in RV(missing).
+    type: list
+    elements: str
+    required: true
+  state:
+    description:
+      - V(running) starts the instances that are shut down; V(stopped) shuts down the running
+        ones (with O(force=true) by force). A shut-down instance is still charged.
+      - V(hibernated) shuts the running ones down, then hibernates them all; each instance is
+        deleted and no longer charged, and its volumes are kept, detached (deploy it again with
+        M(cloudcompute.cloud.instance) and O(cloudcompute.cloud.instance#module:existing_os_volume)).
+      - V(absent) deletes the instances, with the volumes chosen by O(delete_volumes).
+      - Instances still being set up are waited for before they are shut down, hibernated or
+        deleted (the API accepts no action until then); for V(running) they need nothing.
+    type: str
+    choices: [running, stopped, hibernated, absent]
+    required: true
+  force:
+    description:
+      - With O(state=stopped) or O(state=hibernated), shut down by force (like pulling the
+        plug) instead of asking the OS to shut down.
+    type: bool
+    default: false
+  delete_volumes:
+    description:
+      - With O(state=absent), which attached volumes are deleted with the instances; the others
+        are detached and kept. A data volume that is not listed is never deleted.
+      - V(os) (the default) deletes each instance's OS volume only, V(all) every attached
+        volume, V(none) none. Otherwise a list of names or ids of volumes attached to any of
+        the instances, which may include V(os).
+    type: list
+    elements: str
+    default: [os]
+  delete_permanently:
+    description:
+      - With O(state=absent), delete the volumes chosen by O(delete_volumes) for good instead of
+        moving them to the trash (where they stay restorable for 96 hours).
+    type: bool
+    default: false
+notes:
+  - O(wait) waits until every instance is V(running) (O(state=running)), V(offline)
+    (O(state=stopped)) or gone (O(state=absent), O(state=hibernated)), all within the one
+    O(wait_timeout). Hibernating always waits for the shutdown it needs first.
+  - "API calls: one instance list, then one bulk request per step that some instance needs
+    (start; shutdown; shutdown then hibernate; delete), and while waiting one instance list per
+    poll for all the instances together. O(delete_volumes) naming volumes by name adds one
+    volume list."
+seealso:
+  - module: cloudcompute.cloud.instance
+  - module: cloudcompute.cloud.instance_info
+"""
+
+EXAMPLES = r"""
+- name: Shut the whole training fleet down for the night, in one request
+  cloudcompute.cloud.instance_state:
+    instances: [trainer-1, trainer-2, trainer-3, trainer-4]
+    state: stopped
+
+- name: Start every instance tagged team=research
+  block:
+    - name: Find them
+      cloudcompute.cloud.instance_info:
+        tags:
+          team: research
+      register: research
+
+    - name: Start them
+      cloudcompute.cloud.instance_state:
+        instances: "{{ research.instances | map(attribute='id') }}"
+        state: running
+
+- name: Hibernate them (no longer charged; volumes kept)
+  cloudcompute.cloud.instance_state:
+    instances: [trainer-1, trainer-2]
+    state: hibernated
+
+- name: Delete a sweep's instances with all their volumes, for good
+  cloudcompute.cloud.instance_state:
+    instances: "{{ groups['sweep'] }}"
+    state: absent
+    delete_volumes: all
+    delete_permanently: true
+  register: sweep_gone
+
+- name: Which volumes went
+  ansible.builtin.debug:
+    var: sweep_gone.deleted_volume_ids
+"""
+
+RETURN = r"""
+instances:
+  description:
+    - The instances as the API returns them after the run (after waiting, when waiting), in the
+      order of O(instances). Instances that are gone are left out, so after O(state=absent) or
+      O(state=hibernated) with O(wait=true) the list is empty.
+    - In check mode, the instances as the run would leave them.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - id: 5f0c7d3a-2b8e-4c1f-9a6d-0e4b3c2a1f90
+      hostname: trainer-1
+      status: offline
+actions:
+  description:
+    - The bulk requests the run sent (in check mode, would send), in order, each with the
+      action and the ids and hostnames of its instances. Empty when nothing needed a change.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    action:
+      description: The API action, for example V(shutdown), V(start), V(hibernate) or V(delete).
+      type: str
+      sample: shutdown
+    instance_ids:
+      description: Ids of the instances it was sent for.
+      type: list
+      elements: str
+    hostnames:
+      description: Their hostnames.
+      type: list
+      elements: str
+missing:
+  description: References in O(instances) that name no instance (for O(state=absent) and O(state=hibernated)).
+  returned: always
+  type: list
+  elements: str
+deleted_volume_ids:
+  description: Ids of the volumes deleted with the instances (or, in check mode, that would be).
+  returned: when O(state=absent) or O(state=hibernated)
+  type: list
+  elements: str
+detached_volume_ids:
+  description: Ids of the volumes detached from the deleted or hibernated instances and kept.
+  returned: when O(state=absent) or O(state=hibernated)
+  type: list
+  elements: str
+failures:
+  description:
+    - The instances the API refused, each with its id, hostname, action, the API's
+      C(status_code) and C(error). The task fails when there is any.
+  returned: on failure
+  type: list
+  elements: dict
+  sample:
+    - id: 5f0c7d3a-2b8e-4c1f-9a6d-0e4b3c2a1f90
+      hostname: trainer-3
+      action: shutdown
+      status_code: 400
+      error: Instance 5f0c7d3a-2b8e-4c1f-9a6d-0e4b3c2a1f90 has a pending power action (to running)
+"""
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_many
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
+    BROKEN,
+    GOING_AWAY,
+    SETTING_UP,
+    instance_named,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    WAIT_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, WaitBudget
+
+# state -> the status every instance ends in (None: gone)
+TARGET_STATUS = {"running": "running", "stopped": "offline", "hibernated": None, "absent": None}
+MAX_ATTEMPTS = 3
+
+
+def settled(status):
+    """The status an instance ends up in by itself: one being set up ends up running."""
+    return "running" if status in SETTING_UP else status
+
+
+def is_gone(instance):
+    return instance is None or instance.get("status") in GOING_AWAY
+
+
+def accomplished(action, instance):
+    """Whether ``instance`` (None when gone) already is where ``action`` takes it."""
+    if action in ("start", "boot"):
+        return instance is not None and instance.get("status") == "running"
+    if action in ("shutdown", "force_shutdown"):
+        return instance is not None and instance.get("status") == "offline"
+    return is_gone(instance)  # delete, hibernate
+
+
+class InstanceState:
+
+    def __init__(self, module):
+        self.module = module
+        self.params = module.params
+        self.client = module.client
+        self.state = self.params["state"]
+        self.budget = WaitBudget(self.client, self.params["wait_timeout"])
+        self.actions = []
+        self.failures = []
+        self.acted = set()  # ids of the instances an action was carried out for
+        self.hostnames = {}
+        self.listed = None  # the latest instance list read
+
+    # --------------------------------------------------------------------------- reading
+
+    def list_instances(self):
+        """Every instance of the project by id: one request, whatever their number."""
+        self.listed = dict((instance["id"], instance) for instance in self.client.get("/instances") or [])
+        return self.listed
+
+    def resolve(self, listed):
+        """The instances named by ``instances`` (in order, without duplicates), and the
+        references that name none."""
+        found, missing = [], []
+        for reference in self.params["instances"]:
+            instance = listed.get(reference) or instance_named(list(listed.values()), reference)
+            if instance is None:
+                if reference not in missing:
+                    missing.append(reference)
+            elif instance["id"] not in [known["id"] for known in found]:
+                found.append(instance)
+        return found, missing
+
+    # ------------------------------------------------------------------------ validation
+
+    def validate(self):
+        params = self.params
+        if params["force"] and self.state not in ("stopped", "hibernated"):
+            raise ModuleFailure("force only applies to state=stopped and state=hibernated")
+        special = [choice for choice in ("all", "none") if choice in params["delete_volumes"]]
+        if special and len(params["delete_volumes"]) > 1:
+            raise ModuleFailure("delete_volumes=%s cannot be combined with other entries" % special[0])
+
+    def refuse_impossible(self, found, missing):
+        """Fail naming every instance that cannot reach ``state``, before any change."""
+        problems = []
+        if missing and self.state in ("running", "stopped"):
+            problems.append("no instance named %s (cloudcompute.cloud.instance deploys instances)"
+                            % ", ".join(repr(reference) for reference in missing))
+        verb = {"running": "started", "stopped": "shut down", "hibernated": "hibernated"}.get(self.state)
+        for instance in found:
+            status = instance.get("status")
+            if self.state in ("running", "stopped") and status in GOING_AWAY:
+                problems.append("%s is being removed (status %s)" % (self.describe(instance), status))
+            elif verb and status in BROKEN:
+                problems.append("%s is %s and cannot be %s; delete it (state=absent) and deploy it again"
+                                % (self.describe(instance), status, verb))
+        if problems:
+            raise ModuleFailure("cannot bring every instance to state=%s: %s" % (self.state, "; ".join(problems)))
+
+    def describe(self, instance):
+        return "instance %s (%s)" % (instance.get("hostname"), instance.get("id"))
+
+    def needs_change(self, instance):
+        status = instance.get("status")
+        if self.state == "running":
+            return settled(status) != "running"
+        if self.state == "stopped":
+            return settled(status) != "offline"
+        return status not in GOING_AWAY
+
+    # -------------------------------------------------------------------------- volumes
+
+    def volumes_to_delete(self, instances):
+        """Instance id -> ids of its attached volumes that ``delete_volumes`` names, checked
+        before any change."""
+        choice = self.params["delete_volumes"] if self.state == "absent" else ["none"]
+        attached = dict((instance["id"], list(instance.get("volume_ids") or [])) for instance in instances)
+        doomed = dict((instance_id, []) for instance_id in attached)
+        if choice == ["none"]:
+            return doomed
+        if choice == ["all"]:
+            return attached
+        every_attached = set(volume_id for volume_ids in attached.values() for volume_id in volume_ids)
+        attached_volumes = References(
+            "volume", lambda: [volume for volume in self.client.get("/volumes") or [] if volume["id"] in every_attached],
+            scope=" among the volumes attached to the instances")
+        for reference in choice:
+            if reference == "os":
+                for instance in instances:
+                    if instance.get("os_volume_id") in attached[instance["id"]]:
+                        doomed[instance["id"]].append(instance["os_volume_id"])
+                continue
+            volume_id = attached_volumes.id(reference)
+            owners = [instance_id for instance_id, volume_ids in attached.items() if volume_id in volume_ids]
+            if not owners:
+                raise ModuleFailure("volume %s is not attached to any of the instances: delete_volumes only deletes "
+                                    "attached volumes" % reference)
+            for owner in owners:
+                doomed[owner].append(volume_id)
+        return dict((instance_id, sorted(set(volume_ids))) for instance_id, volume_ids in doomed.items())
+
+    # -------------------------------------------------------------------------- waiting
+
+    def wait_until(self, instance_ids, reached, description, removal_fails=False):
+        """Poll the instance list until ``reached(instance or None)`` holds for every id; the
+        latest list. One list per poll for all of them. ``removal_fails``: an instance removed
+        meanwhile will never get there."""
+        def unreached(listed):
+            return [instance_id for instance_id in instance_ids if not reached(listed.get(instance_id))]
+
+        def failed(listed):
+            problems = []
+            for instance_id in unreached(listed):
+                instance = listed.get(instance_id)
+                if instance is not None and instance.get("status") in BROKEN:
+                    problems.append("%s is %s" % (self.describe(instance), instance["status"]))
+                elif removal_fails and is_gone(instance):
+                    problems.append("instance %s (%s) is being removed" % (self.hostnames.get(instance_id), instance_id))
+            return "; ".join(problems) or None
+
+        def last_seen(listed):
+            return ", ".join("%s %s" % (self.hostnames.get(instance_id, instance_id),
+                                        (listed.get(instance_id) or {}).get("status", "gone"))
+                             for instance_id in unreached(listed))
+
+        # The latest list answers without a request when every instance already is there (an
+        # action is only sent to an instance that is not, so it never answers for one).
+        if self.listed is not None and not unreached(self.listed):
+            return self.listed
+        return self.budget.until(self.list_instances, lambda listed: not unreached(listed), description,
+                                 failed=failed, describe=last_seen)
+
+    def wait_set_up(self, instances):
+        """Wait for the instances still being set up (the API accepts no action for them yet);
+        the instances as they are then."""
+        setting_up = [instance["id"] for instance in instances if instance.get("status") in SETTING_UP]
+        if not setting_up:
+            return instances
+        listed = self.wait_until(setting_up, lambda instance: instance is None or instance.get("status") not in SETTING_UP,
+                                 "%d instances to finish their setup" % len(setting_up))
+        return [listed[instance["id"]] for instance in instances if instance["id"] in listed]
+
+    # -------------------------------------------------------------------------- actions
+
+    def act(self, action, instances, doomed=None, delete_permanently=False):
+        """Send ``action`` for every instance in one bulk request; send again those the API was
+        too busy for; record the ones it refused. The instances it carried out."""
+        pending = list(instances)
+        done = []
+        attempt = 0
+        while pending:
+            attempt += 1
+            fields = {}
+            if action == "delete":
+                fields["volume_ids"] = sorted(set(volume_id for instance in pending for volume_id in doomed[instance["id"]]))
+                fields["delete_permanently"] = delete_permanently
+            self.record_action(action, pending)
+            failures = dict((failure.instance_id, failure)
+                            for failure in act_on_many(self.client, [instance["id"] for instance in pending], action, **fields))
+            done.extend(instance for instance in pending if instance["id"] not in failures)
+            self.acted.update(instance["id"] for instance in pending if instance["id"] not in failures)
+            if not failures:
+                break
+            listed = self.list_instances()
+            retry = []
+            for instance in pending:
+                failure = failures.get(instance["id"])
+                if failure is None:
+                    continue
+                current = listed.get(instance["id"])
+                if accomplished(action, current) or (failure.not_found and action in ("delete", "hibernate")):
+                    done.append(instance)  # done meanwhile (by another run, or a retried request)
+                elif failure.retryable and current is not None and attempt < MAX_ATTEMPTS:
+                    retry.append(current)
+                else:
+                    self.failures.append(failure.as_dict(instance.get("hostname")))
+            if retry:
+                self.budget.sleep(min(self.budget.remaining(), attempt))
+            pending = retry
+        return done
+
+    def record_action(self, action, instances):
+        self.actions.append({"action": action, "instance_ids": [instance["id"] for instance in instances],
+                             "hostnames": [instance.get("hostname") for instance in instances]})
+
+    # ---------------------------------------------------------------------- convergence
+
+    def converge(self):
+        self.validate()
+        listed = self.list_instances()
+        found, missing = self.resolve(listed)
+        self.hostnames = dict((instance["id"], instance.get("hostname")) for instance in found)
+        self.refuse_impossible(found, missing)
+        to_change = [instance for instance in found if self.needs_change(instance)]
+        doomed = self.volumes_to_delete(to_change)
+        if self.module.check_mode:
+            return self.predict(found, missing, to_change, doomed)
+        if self.state == "running":
+            self.act("start", [instance for instance in to_change if instance.get("status") == "offline"])
+        elif self.state == "stopped":
+            ready = self.wait_set_up(to_change)
+            self.act("force_shutdown" if self.params["force"] else "shutdown",
+                     [instance for instance in ready if instance.get("status") == "running"])
+        elif self.state == "hibernated":
+            self.hibernate(self.wait_set_up(to_change))
+        else:
+            ready = self.wait_set_up(to_change)
+            self.act("delete", [instance for instance in ready if instance.get("status") not in GOING_AWAY], doomed,
+                     self.params["delete_permanently"])
+        return self.finish(found, missing, to_change, doomed)
+
+    def hibernate(self, instances):
+        """Shut the running ones down, wait until they are, then hibernate every one."""
+        running = [instance for instance in instances if instance.get("status") == "running"]
+        stopped = self.act("force_shutdown" if self.params["force"] else "shutdown", running)
+        offline = [instance for instance in instances if instance.get("status") == "offline"]
+        if stopped:
+            listed = self.wait_until([instance["id"] for instance in stopped],
+                                     lambda instance: instance is not None and instance.get("status") == "offline",
+                                     "%d instances to shut down before they hibernate" % len(stopped), removal_fails=True)
+            offline.extend(listed[instance["id"]] for instance in stopped)
+        self.act("hibernate", offline)
+
+    def finish(self, found, missing, to_change, doomed):
+        ids = [instance["id"] for instance in found]
+        failed_ids = set(failure["id"] for failure in self.failures)
+        target = TARGET_STATUS[self.state]
+        if self.params["wait"]:
+            waited = [instance_id for instance_id in ids if instance_id not in failed_ids]
+            if target is None:
+                listed = self.wait_until(waited, lambda instance: instance is None,
+                                         "%d instances to be removed" % len(waited))
+            else:
+                listed = self.wait_until(waited, lambda instance: instance is not None and instance.get("status") == target,
+                                         "%d instances to be %s" % (len(waited), target), removal_fails=True)
+        else:
+            listed = self.list_instances() if self.acted else self.listed
+        after = [listed[instance_id] for instance_id in ids if instance_id in listed]
+        carried_out = [instance for instance in to_change if instance["id"] in self.acted]
+        result = self.result(bool(self.acted), found, missing, after, carried_out, doomed)
+        if self.failures:
+            raise ModuleFailure(
+                "%d of %d instances could not be brought to state=%s: %s" % (
+                    len(failed_ids), len(found), self.state,
+                    "; ".join("%s (%s): %s failed (HTTP %s): %s" % (failure["hostname"], failure["id"], failure["action"],
+                                                                    failure["status_code"], failure["error"])
+                              for failure in self.failures)),
+                failures=self.failures, **result)
+        return result
+
+    def predict(self, found, missing, to_change, doomed):
+        """Check mode: the instances as the run would leave them, and the requests it would send."""
+        changing = set(instance["id"] for instance in to_change)
+        after = []
+        for instance in found:
+            if self.state in ("running", "stopped"):
+                predicted = dict(instance)
+                predicted["status"] = TARGET_STATUS[self.state] if instance["id"] in changing else settled(instance["status"])
+                after.append(predicted)
+        if self.state == "running":
+            self.record_action("start", to_change)
+        elif self.state == "stopped":
+            self.record_action("force_shutdown" if self.params["force"] else "shutdown", to_change)
+        elif self.state == "hibernated":
+            running = [instance for instance in to_change if settled(instance.get("status")) == "running"]
+            if running:
+                self.record_action("force_shutdown" if self.params["force"] else "shutdown", running)
+            self.record_action("hibernate", to_change)
+        else:
+            self.record_action("delete", to_change)
+        self.actions = [action for action in self.actions if action["instance_ids"]]
+        return self.result(bool(to_change), found, missing, after, to_change, doomed)
+
+    def result(self, changed, found, missing, after, to_change, doomed):
+        result = {"changed": changed, "instances": after, "actions": self.actions, "missing": missing}
+        if self.state in ("absent", "hibernated"):
+            changing = set(instance["id"] for instance in to_change)
+            deleted = sorted(set(volume_id for instance_id in changing for volume_id in doomed.get(instance_id, [])))
+            result["deleted_volume_ids"] = deleted
+            result["detached_volume_ids"] = sorted(set(
+                volume_id for instance in to_change for volume_id in instance.get("volume_ids") or [] if volume_id not in deleted))
+        if self.module._diff:
+            result["diff"] = {"before": self.statuses(found), "after": self.statuses(after)}
+        return result
+
+    def statuses(self, instances):
+        """hostname -> status, for ``--diff`` (the id instead where two share a hostname)."""
+        hostnames = [instance.get("hostname") for instance in instances]
+        return dict((instance.get("hostname") if hostnames.count(instance.get("hostname")) == 1 else instance["id"],
+                     instance.get("status")) for instance in instances)
+
+    def run(self):
+        self.module.exit_json(**self.module.run(self.converge))
+
+
+def main():
+    argument_spec = dict(
+        instances=dict(type="list", elements="str", required=True),
+        state=dict(type="str", choices=["running", "stopped", "hibernated", "absent"], required=True),
+        force=dict(type="bool", default=False),
+        delete_volumes=dict(type="list", elements="str", default=["os"]),
+        delete_permanently=dict(type="bool", default=False),
+    )
+    argument_spec.update(WAIT_ARGUMENT_SPEC)
+    InstanceState(CloudComputeModule(argument_spec=argument_spec)).run()
+
+
+if __name__ == "__main__":
+    main()
