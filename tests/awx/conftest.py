@@ -78,4 +78,8 @@ def execution_environment(monkeypatch, installed_collection, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(installed_collection, home / ".ansible" / "collections")
     monkeypatch.setenv("HOME", str(home))
+    # In an EE, HOME is the job user's home. Here it is not root's home from the password
+    # database, which async_status uses to find a job's result (`~root`), while the async wrapper
+    # writes under $HOME: name the async directory so both agree (the fleet role runs async).
+    monkeypatch.setenv("ANSIBLE_ASYNC_DIR", str(home / ".ansible_async"))
     return home

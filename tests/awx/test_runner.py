@@ -72,12 +72,16 @@ def assert_no_secret_in_artifacts(private_data_dir, secrets, injected_env):
 
 
 def test_demo_playbook_as_an_awx_job(emulator_reset, credential, execution_environment, private_data_dir, tmp_path):
+    # The job's inventory: the directory the demo adds the inventory plugin's file to before it
+    # refreshes the inventory; empty until then, so the play runs on the implicit localhost.
+    inventory = tmp_path / "demo" / "inventory"
+    inventory.mkdir(parents=True)
     events = []
     result = ansible_runner.interface.run(
         private_data_dir=str(private_data_dir),
         ident="job",
         playbook="playbooks/demo.yml",
-        # what tools/demo.sh passes; the demo works on the implicit localhost, as under `make demo`
+        inventory=str(inventory),
         extravars={"demo_workdir": str(tmp_path / "demo")},
         envvars=credential["env"],
         suppress_env_files=True,
@@ -95,19 +99,22 @@ def test_demo_playbook_as_an_awx_job(emulator_reset, credential, execution_envir
     assert not stats["event_data"]["failures"] and not stats["event_data"]["dark"], stats["event_data"]
     assert not by_type.get("runner_on_failed") and not by_type.get("runner_on_unreachable"), stdout[-20000:]
 
-    # every task of a collection module started in the job ended ok
+    # every task of a collection module started in the job ended ok, or was skipped by its
+    # condition (the roles' steps with nothing to do), and most of them ran
     module_tasks = {event["event_data"]["task_uuid"]: event["event_data"]["task"]
                     for event in by_type["playbook_on_task_start"]
                     if event["event_data"]["task_action"].startswith("cloudcompute.cloud.")}
-    assert module_tasks, "the demo ran no task of the collection's modules"
     ok_tasks = {event["event_data"]["task_uuid"] for event in by_type.get("runner_on_ok", [])}
-    not_ok = sorted(name for task_uuid, name in module_tasks.items() if task_uuid not in ok_tasks)
-    assert not not_ok, "module tasks without runner_on_ok: %s" % not_ok
+    skipped_tasks = {event["event_data"]["task_uuid"] for event in by_type.get("runner_on_skipped", [])}
+    neither = sorted(name for task_uuid, name in module_tasks.items() if task_uuid not in ok_tasks | skipped_tasks)
+    assert not neither, "module tasks neither ok nor skipped: %s" % neither
+    assert len(ok_tasks & module_tasks.keys()) > len(module_tasks) / 2, "most of the demo's module tasks were skipped"
 
     secrets = secrets_of(emulator_reset, credential)
     for event in events:
         serialized = json.dumps(event)
-        assert not [secret for secret in secrets if secret in serialized], "a secret is in the %s event" % event["event"]
+        assert not [secret for secret in secrets if secret in serialized], "a secret is in the %s event of %r" % (
+            event["event"], event.get("event_data", {}).get("task"))
     assert_no_secret_in_artifacts(private_data_dir, secrets, credential["env"])
     # the job found the API through the injected variables only: the emulator saw it authenticate
     assert emulator_reset.control.requests(path="/v1/oauth2/token")["count"] >= 1
