@@ -27,17 +27,10 @@ extends_documentation_fragment:
   - cloudcompute.cloud.common
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
+  - cloudcompute.cloud.attributes.info_module
 attributes:
   check_mode:
-    support: full
     details: An export (O(export=true)) only creates a download link; it changes nothing in the project.
-  diff_mode:
-    support: N/A
-  platform:
-    platforms: all
-  action_group:
-    support: full
-    membership: [cloudcompute.cloud.all]
 options:
   action:
     description:

@@ -29,16 +29,7 @@ extends_documentation_fragment:
   - cloudcompute.cloud.wait
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: all
-  action_group:
-    support: full
-    membership: [cloudcompute.cloud.all]
+  - cloudcompute.cloud.attributes
 options:
   name:
     description:

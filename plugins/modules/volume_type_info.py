@@ -22,16 +22,7 @@ extends_documentation_fragment:
   - cloudcompute.cloud.common
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: N/A
-  platform:
-    platforms: all
-  action_group:
-    support: full
-    membership: [cloudcompute.cloud.all]
+  - cloudcompute.cloud.attributes.info_module
 options:
   type:
     description:

@@ -100,8 +100,7 @@ def test_volume_actions_are_done_once(world, loss):
         ("restore", {"name": name, "state": "restored"}, lambda volume: volume["status"] == "detached"),
     ]
     for step, args, reached in steps:
-        method, path = ("POST", "/v1/volumes/*/tags") if step == "tag" else (("DELETE", "/v1/volumes/*") if step == "delete"
-                                                                               else ("PUT", "/v1/volumes"))
+        method, path = {"tag": ("POST", "/v1/volumes/*/tags"), "delete": ("DELETE", "/v1/volumes/*")}.get(step, ("PUT", "/v1/volumes"))
         result, requests = run_through(world, "volume", args, method, path, loss)
         assert result["changed"] is True, step
         if reached:
