@@ -59,21 +59,23 @@ def ansible_environment(emulator, workdir, **extra):
     )
 
 
-def run_playbook(playbook, environment, *arguments, emulator=None):
-    """Run ``ansible-playbook``; SystemExit with its output when it fails. Returns its ``wall``
-    seconds, its ``busy`` seconds (CPU time of ansible-playbook and its modules, plus that of
-    ``emulator`` meanwhile: the wall time of an otherwise idle machine, where client and emulator
-    take turns; far less disturbed by other load than the wall time) and its ``output``."""
+def run_playbook(playbook, environment, *arguments, emulator=None, check=True):
+    """Run ``ansible-playbook``; SystemExit with its output when it fails, unless ``check`` is
+    false (then ``returncode`` tells). Returns its ``wall`` seconds, its ``busy`` seconds (CPU
+    time of ansible-playbook and its modules, plus that of ``emulator`` meanwhile: the wall time
+    of an otherwise idle machine, where client and emulator take turns; far less disturbed by
+    other load than the wall time), its ``output`` and its ``returncode``."""
     command = [os.path.join(BIN, "ansible-playbook"), playbook, "-i", "localhost,", "-c", "local"] + list(arguments)
     before, emulator_before = os.times(), cpu_seconds(emulator.process.pid) if emulator else 0.0
     started = time.perf_counter()
     result = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
     after, emulator_after = os.times(), cpu_seconds(emulator.process.pid) if emulator else 0.0
-    if result.returncode != 0:
+    if check and result.returncode != 0:
         raise SystemExit("ansible-playbook %s failed:\n%s\n%s" % (playbook, result.stdout[-20000:], result.stderr[-5000:]))
     client = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return {"wall": wall, "busy": client + emulator_after - emulator_before, "output": result.stdout}
+    return {"wall": wall, "busy": client + emulator_after - emulator_before, "output": result.stdout,
+            "returncode": result.returncode}
 
 
 def cpu_seconds(pid):
