@@ -17,7 +17,7 @@ machine touches them alike. Targets: instance task <= 1.2 x the uri task, and pe
 1 read and 0 token exchanges (from the emulator's request log of a warm round). Exit status 1
 when one is missed.
 
-Usage: bench/task_overhead/run [--tasks 50] [--rounds 5] [--keep DIR]
+Usage: bench/task_overhead/run [--tasks 20] [--rounds 5] [--keep DIR]
 """
 
 import argparse
@@ -67,7 +67,7 @@ def requests_per_task(log, tasks):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument("--tasks", type=int, default=50, help="tasks per timed playbook (default 50)")
+    parser.add_argument("--tasks", type=int, default=20, help="tasks per timed playbook (default 20)")
     parser.add_argument("--rounds", type=int, default=5, help="timed runs of each playbook (default 5)")
     parser.add_argument("--keep", metavar="DIR", help="keep the playbooks and the token cache in DIR")
     arguments = parser.parse_args()
