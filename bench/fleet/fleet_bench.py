@@ -39,6 +39,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from datetime import datetime
 
 import requests
@@ -111,11 +112,26 @@ def failed_tasks(output):
                re.findall(r"\bunreachable=(\d+)\s+failed=(\d+)", output))
 
 
+def timestamp(entry):
+    return datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).timestamp()
+
+
 def peak_rate(log):
     """The most requests the emulator received in one second (any second of the run)."""
-    seconds = collections.Counter(datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).replace(microsecond=0)
-                                  for entry in log)
-    return max(seconds.values(), default=0)
+    return max(collections.Counter(int(timestamp(entry)) for entry in log).values(), default=0)
+
+
+def wall_parts(run, log):
+    """The wall time cut where the floor's parts begin and end: until the first request (Ansible
+    starting the forks and their modules), from the first to the last accepted deploy (the
+    floor's rate-limit part), and after it (provisioning, the delete, Ansible's end)."""
+    deploys = [timestamp(entry) for entry in log if (entry["method"], entry["path"], entry["status"]) == (
+        "POST", "/v1/instances", 202)]
+    if not log or not deploys:
+        return {}
+    first = min(timestamp(entry) for entry in log)
+    return {"start-up": first - run["started"], "deploys": deploys[-1] - first,
+            "after the last deploy": run["started"] + run["wall"] - deploys[-1]}
 
 
 def create_ssh_key(emulator):
@@ -152,6 +168,7 @@ def main():
             emulator.control.update_settings(rate_limits=limits)  # every window starts afresh with the timed run
             _common.api_calls(emulator)
             print("%d instances, %d forks..." % (arguments.instances, arguments.forks), end=" ", flush=True)
+            run_started = time.time()  # the emulator's request log has the same clock (no clock/advance here)
             run = _common.run_playbook(playbook, environment, "-i", inventory, "--forks", str(arguments.forks),
                                        "-e", "ssh_key_id=%s" % ssh_key_id, emulator=emulator, check=False)
             print("%.1f s" % run["wall"], flush=True)
@@ -166,7 +183,7 @@ def main():
         if not arguments.keep:
             shutil.rmtree(workdir, ignore_errors=True)
     print(_common.load_line())
-    return 0 if report(arguments, limits, run, log, left) else 1
+    return 0 if report(arguments, limits, dict(run, started=run_started), log, left) else 1
 
 
 def report(arguments, limits, run, log, left):
@@ -185,8 +202,9 @@ def report(arguments, limits, run, log, left):
         limits["window_seconds"], limits["project_quota"], limits["endpoint_quota"],
         ", ".join("%s %d" % item for item in sorted(limits["overrides"].items())), PROFILE))
     print("floor: %.1f s = %s" % (floor, " + ".join("%.1f s %s" % (seconds, name) for name, seconds in parts.items())))
-    print("wall:  %.1f s (busy %.1f s)   %.2fx the floor   target <= %.2fx %s" % (
-        run["wall"], run["busy"], ratio, WALL_TARGET, "ok" if wall_met else "MISSED"))
+    print("wall:  %.1f s = %s (busy %.1f s)   %.2fx the floor   target <= %.2fx %s" % (
+        run["wall"], " + ".join("%.1f s %s" % (seconds, name) for name, seconds in wall_parts(run, log).items()),
+        run["busy"], ratio, WALL_TARGET, "ok" if wall_met else "MISSED"))
     print("failed tasks: %d; instances left: %d   target 0 %s" % (failed, len(left), "ok" if failed_met else "MISSED"))
     print("requests: %d, of which %d answered 429; peak %d requests/s" % (len(log), rate_limited, peak_rate(log)))
     for call, count in sorted(by_call.items()):
