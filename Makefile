@@ -56,8 +56,8 @@ ee: ## the execution environment's build context (ARGS=build: also the image, ne
 docs: ## the documentation site in docs/site/ (reference + guides)
 	@tools/docs.sh
 
-bench: ## benchmarks: the inventory plugin against Ansible's own inventory floor (ARGS="--help")
-	@bench/inventory/run $(ARGS)
+bench: ## benchmarks against their floors, written to bench/results.md (ARGS=--quick: a few minutes)
+	@bench/run $(ARGS)
 
 clean: ## remove virtualenvs and staged copies
 	rm -rf .venv .venv-floor .tmp dist docs/site "$${XDG_CACHE_HOME:-$$HOME/.cache}/cloudcompute-cloud"

@@ -39,9 +39,10 @@ import yaml
 from ansible.inventory.manager import InventoryManager
 from ansible.parsing.dataloader import DataLoader
 from ansible.plugins.loader import init_plugin_loader
-from cloudcompute_emulator.testing import run_emulator
 
-REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _common  # noqa: E402  pylint: disable=wrong-import-position
+
 TARGETS = {"cold": 1.5, "cached": 1.15}
 CLUSTERS = 50
 # How the seeded instances are spread, so the default groups have realistic variety.
@@ -98,16 +99,11 @@ class Bench:
     def __init__(self, workdir, emulator):
         self.workdir = workdir
         self.emulator = emulator
-        self.collections = os.path.join(workdir, "collections")
         self.plugin_dir = os.path.join(workdir, "inventory_plugins")
-        for directory in (self.collections, self.plugin_dir):  # from an earlier run with --keep
-            shutil.rmtree(directory, ignore_errors=True)
-        os.makedirs(os.path.join(self.collections, "ansible_collections", "cloudcompute"))
-        os.symlink(REPOSITORY, os.path.join(self.collections, "ansible_collections", "cloudcompute", "cloud"))
+        shutil.rmtree(self.plugin_dir, ignore_errors=True)  # from an earlier run with --keep
         os.makedirs(self.plugin_dir)
         with open(os.path.join(self.plugin_dir, "cloudcompute_floor.py"), "w") as handle:
             handle.write(FLOOR_PLUGIN)
-        self.token_cache = os.path.join(workdir, "tokens")
         self.inventory_cache = os.path.join(workdir, "inventory-cache")
         self.config = os.path.join(workdir, "cloudcompute.yml")
         write_yaml(self.config, {
@@ -118,20 +114,13 @@ class Bench:
             "cache_timeout": 3600,
         })
         # Identical for every variant, so only the inventory source differs.
-        self.environment = dict(
-            os.environ,
-            ANSIBLE_COLLECTIONS_PATH=self.collections,
-            ANSIBLE_INVENTORY_PLUGINS=self.plugin_dir,
-            ANSIBLE_NOCOLOR="1",
-            CLOUDCOMPUTE_API_URL=emulator.api_url,
-            CLOUDCOMPUTE_CLIENT_ID=emulator.client_id,
-            CLOUDCOMPUTE_CLIENT_SECRET=emulator.client_secret,
-            CLOUDCOMPUTE_TOKEN_CACHE=self.token_cache,
-        )
+        self.environment = _common.ansible_environment(emulator, workdir, ANSIBLE_INVENTORY_PLUGINS=self.plugin_dir)
+        self.collections = self.environment["ANSIBLE_COLLECTIONS_PATH"]
+        self.token_cache = self.environment["CLOUDCOMPUTE_TOKEN_CACHE"]
         # The plugin also runs in this process, to write the floor's data.
         for name in ("CLOUDCOMPUTE_API_URL", "CLOUDCOMPUTE_CLIENT_ID", "CLOUDCOMPUTE_CLIENT_SECRET", "CLOUDCOMPUTE_TOKEN_CACHE"):
             os.environ[name] = self.environment[name]
-        self.ansible_inventory = os.path.join(os.path.dirname(sys.executable), "ansible-inventory")
+        self.ansible_inventory = os.path.join(_common.BIN, "ansible-inventory")
 
     def seed(self, size):
         control = self.emulator.control
@@ -148,32 +137,24 @@ class Bench:
         command = [self.ansible_inventory, "-i", source, "--list"]
         if profile:
             command = [sys.executable, "-m", "cProfile", "-o", profile] + command
-        before, emulator_before = os.times(), self.emulator_cpu_seconds()
+        before, emulator_before = os.times(), _common.cpu_seconds(self.emulator.process.pid)
         started = time.perf_counter()
         with open(output, "w") as handle:
             result = subprocess.run(command, env=self.environment, stdout=handle, stderr=subprocess.PIPE, text=True,
                                     check=False)
         wall = time.perf_counter() - started
-        after, emulator_after = os.times(), self.emulator_cpu_seconds()
+        after, emulator_after = os.times(), _common.cpu_seconds(self.emulator.process.pid)
         if result.returncode != 0 or "WARNING" in result.stderr or "ERROR" in result.stderr:
             raise SystemExit("ansible-inventory -i %s failed:\n%s" % (source, result.stderr))
         client = (after.children_user - before.children_user) + (after.children_system - before.children_system)
         return {"wall": wall, "busy": client + emulator_after - emulator_before}
-
-    def emulator_cpu_seconds(self):
-        """CPU seconds the emulator process has used (all its threads), from /proc."""
-        with open("/proc/%d/stat" % self.emulator.process.pid) as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
     def clear_caches(self):
         shutil.rmtree(self.inventory_cache, ignore_errors=True)
         shutil.rmtree(self.token_cache, ignore_errors=True)
 
     def api_requests(self):
-        log = self.emulator.control.requests()["requests"]
-        self.emulator.control.clear_requests()
-        return sorted("%s %s" % (entry["method"], entry["path"]) for entry in log)
+        return sorted("%s %s" % (entry["method"], entry["path"]) for entry in _common.api_calls(self.emulator))
 
     def write_floor_and_static(self, size):
         """The floor's JSON and a static YAML inventory, from the plugin's own result."""
@@ -299,6 +280,11 @@ def report(results, judge):
     print()
     print("targets (cold <= %.2fx, cached <= %.2fx the floor): %s" % (
         TARGETS["cold"], TARGETS["cached"], "all met" if not missed else "MISSED: " + "; ".join(missed)))
+    print("result: %s (%s time; targets cold <= %.2fx, cached <= %.2fx: %s)" % ("; ".join(
+        "%d hosts cold %.2fx, cached %.2fx" % (
+            result["hosts"], summary(result["runs"]["cold"])[measure] / summary(result["runs"]["floor"])[measure],
+            summary(result["runs"]["cached"])[measure] / summary(result["runs"]["floor"])[measure])
+        for result in results), judge, TARGETS["cold"], TARGETS["cached"], "ok" if not missed else "MISSED"))
     return not missed
 
 
@@ -321,9 +307,9 @@ def main():
     if arguments.profile:
         os.makedirs(arguments.profile, exist_ok=True)
     results = []
-    print("load average at start: %.2f %.2f %.2f on %d CPUs" % (os.getloadavg() + (os.cpu_count(),)))
+    print(_common.load_line())
     try:
-        with run_emulator(profile="test") as emulator:
+        with _common.run_emulator(profile="test") as emulator:
             bench = Bench(workdir, emulator)
             init_plugin_loader([bench.collections])
             for size in sizes:
@@ -335,7 +321,7 @@ def main():
     finally:
         if not arguments.keep:
             shutil.rmtree(workdir, ignore_errors=True)
-    print("load average now: %.2f %.2f %.2f on %d CPUs" % (os.getloadavg() + (os.cpu_count(),)))
+    print(_common.load_line())
     return 0 if report(results, arguments.judge) else 1
 
 

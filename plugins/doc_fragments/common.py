@@ -58,8 +58,8 @@ options:
     default: ~/.cache/cloudcompute.cloud/tokens
 notes:
   - Requests are paced from the API's C(RateLimit) headers, 429 answers are retried after
-    C(Retry-After), and transient failures of requests that are safe to repeat are retried
-    with backoff. A create whose response is lost is never resent blindly; the resource is
+    C(Retry-After) (for up to 15 minutes in all, however many forks share the quota), and
+    transient failures of requests that are safe to repeat are retried with backoff. A create whose response is lost is never resent blindly; the resource is
     looked up by its identity first, so no duplicate is made.
 requirements:
   - requests

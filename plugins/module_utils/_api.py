@@ -55,8 +55,11 @@ DEFAULT_TOKEN_CACHE = "~/.cache/cloudcompute.cloud/tokens"
 DISABLED_TOKEN_CACHE_VALUES = ("", "false", "no", "off", "none", "disabled")
 
 # Retry limits. A 429 is always safe to retry (the API did nothing) and tells us how long to
-# wait; other transient failures back off exponentially up to MAX_BACKOFF seconds.
-MAX_RATE_LIMIT_RETRIES = 10
+# wait. When many forks share one quota (a fleet deployed in parallel), a request can lose the
+# race for it at several window resets in a row, through no fault of its own: so a task waits
+# out 429s for up to MAX_RATE_LIMIT_WAIT seconds in all, not a number of times. Other transient
+# failures back off exponentially up to MAX_BACKOFF seconds.
+MAX_RATE_LIMIT_WAIT = 900.0
 MAX_TRANSIENT_RETRIES = 5
 INITIAL_BACKOFF = 0.5
 MAX_BACKOFF = 8.0
@@ -278,7 +281,8 @@ class ApiClient:
 
     def __init__(self, api_url, client_id, client_secret, validate_certs=True, request_timeout=30,
                  token_cache=DEFAULT_TOKEN_CACHE, sleep=time.sleep, clock=time.time,
-                 max_rate_limit_retries=MAX_RATE_LIMIT_RETRIES, max_transient_retries=MAX_TRANSIENT_RETRIES):
+                 max_rate_limit_retries=None, max_rate_limit_wait=MAX_RATE_LIMIT_WAIT,
+                 max_transient_retries=MAX_TRANSIENT_RETRIES):
         if not HAS_REQUESTS:
             raise ImportError("the requests Python library is required: %s" % REQUESTS_IMPORT_ERROR)
         self.api_url = api_url.rstrip("/")
@@ -286,8 +290,9 @@ class ApiClient:
         self.client_secret = client_secret
         self.request_timeout = request_timeout
         # A task can wait out several rate-limit windows; an interactive caller (the inventory
-        # plugin, which has its cache to fall back on) gives up sooner.
+        # plugin, which has its cache to fall back on) gives up sooner, after a number of 429s.
         self.max_rate_limit_retries = max_rate_limit_retries
+        self.max_rate_limit_wait = max_rate_limit_wait
         self.max_transient_retries = max_transient_retries
         self.sleep = sleep
         self.clock = clock
@@ -405,6 +410,7 @@ class ApiClient:
             raise MissingCredentials(method, path)
         url = path if path.startswith(("https://", "http://")) else self.api_url + path
         rate_limited = transient = 0
+        rate_limit_waited = 0.0
         reauthenticated = False
         # Set once an attempt may have been carried out without us hearing of it.
         outcome_unknown = False
@@ -442,10 +448,11 @@ class ApiClient:
                 reauthenticated = True
                 self._invalidate_token()
                 continue
-            if status == 429 and rate_limited < self.max_rate_limit_retries:
+            if status == 429 and rate_limit_waited < self.max_rate_limit_wait and (
+                    self.max_rate_limit_retries is None or rate_limited < self.max_rate_limit_retries):
                 rate_limited += 1
                 self.stats["rate_limited"] += 1
-                self._wait_retry_after(raw.headers, rate_limited)
+                rate_limit_waited += self._wait_retry_after(raw.headers, rate_limited)
                 continue
             if (status == 503 and (retry_unavailable or raw.headers.get("Retry-After"))
                     and transient < self.max_transient_retries):
@@ -587,7 +594,9 @@ class ApiClient:
         self.stats["retries"] += 1
         # After the wait the window has reset; forget the stale counters.
         self.rate_limits = {}
-        self.sleep(max(0.0, delay) + random.uniform(0, 1.0))
+        delay = max(0.0, delay) + random.uniform(0, 1.0)
+        self.sleep(delay)
+        return delay
 
     def _retry_after_backoff(self, attempt):
         self.stats["retries"] += 1

@@ -154,6 +154,22 @@ def test_429_waits_retry_after_and_succeeds(make_client, control):
     assert client.stats["rate_limited"] == 2
 
 
+def test_429s_are_waited_out_for_a_time_not_a_number_of_times(make_client, control):
+    # A fork of a large fleet can lose the race for a shared quota at many window resets in a
+    # row: it keeps waiting until the time budget is spent, however many 429s that takes.
+    control.add_fault(method="GET", path="/v1/ssh-keys", status=429, count=30, retry_after=1)
+    waits = []
+    client = make_client(sleep=waits.append, max_rate_limit_wait=60)
+    assert client.get("/ssh-keys") == []
+    assert client.stats["rate_limited"] == 30
+    control.add_fault(method="GET", path="/v1/ssh-keys", status=429, probability=1.0, retry_after=1)
+    waits.clear()
+    with pytest.raises(ApiError) as rate_limited:
+        client.get("/ssh-keys")
+    assert rate_limited.value.status == 429
+    assert 30 <= len(waits) <= 60 and 60 <= sum(waits) < 62  # each wait 1 s plus up to 1 s of jitter
+
+
 def test_5xx_on_a_read_is_retried_with_backoff(make_client, control):
     control.add_fault(method="GET", path="/v1/ssh-keys", status=500, count=2)
     client = make_client()

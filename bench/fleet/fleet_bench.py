@@ -1,0 +1,222 @@
+"""Benchmark of a fleet under the production rate limits: deploy 100 instances in 25 forks, wait
+until they run, and delete them all, against the floor the rate limits and the provisioning
+time allow.
+
+The emulator runs the ``demo`` timing profile (an instance runs 3 s after its deploy, and is
+gone 1 s after its delete) with the production rate limits of the spec (section 8: 500 requests
+per project, 60 per method and path, 120 for ``GET /v1/instances``, per 60 s) scaled to a
+window of ``--window`` seconds: every quota times window / 60, so each limit allows the
+production rate, and the run takes about as long as it would against the cloud. One playbook:
+
+- a play over one inventory host per instance, ``forks: 25``: ``cloudcompute.cloud.instance``
+  deploys the host's instance and waits until it runs (what a user writes for a fleet);
+- a play on localhost: ``cloudcompute.cloud.instance_state`` deletes the whole fleet with one
+  bulk ``PUT /v1/instances`` and waits until it is gone.
+
+The floor is what no client can beat. Every instance needs its own ``POST /v1/instances``, one
+method and path, whose windows (fixed, each opening at the first request after the last one
+closed) let ``q`` deploys through per window: N deploys need ceil(N / q) windows, so the last
+one cannot be sent before (ceil(N / q) - 1) windows have passed. Its instance then takes the
+provisioning time to run, and the delete that follows its deleting time. The project quota
+would bind if the fewest requests the job needs (the N deploys, one list to find none exists,
+one to see them all run, the bulk delete, one list to see them gone) did not fit in as many
+windows; the token endpoint is not rate-limited.
+
+Targets: no failed task, wall time <= 1.25 x the floor. Also reported: the 429s the client
+received (each one waited out and sent again), every request by method and path, and the peak
+request rate the emulator saw (what bench/emulator must sustain with room to spare). Exit
+status 1 when a target is missed.
+
+Usage: bench/fleet/run [--instances 100] [--forks 25] [--window 6] [--keep DIR]
+"""
+
+import argparse
+import collections
+import json
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from datetime import datetime
+
+import requests
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _common  # noqa: E402  pylint: disable=wrong-import-position
+from cloudcompute_emulator import timing  # noqa: E402  pylint: disable=wrong-import-position
+from cloudcompute_emulator.settings import RateLimitSettings  # noqa: E402  pylint: disable=wrong-import-position
+
+WALL_TARGET = 1.25
+PROFILE = "demo"
+PRODUCTION_WINDOW = 60
+
+PLAYBOOK = """
+- name: Deploy the fleet, one host per instance
+  hosts: fleet
+  gather_facts: false
+  tasks:
+    - name: Deploy the instance and wait until it runs
+      cloudcompute.cloud.instance:
+        hostname: "{{ inventory_hostname }}"
+        instance_type: CPU.4V.16G
+        image: ubuntu-24.04
+        location_code: FIN-01
+        ssh_keys: ["{{ ssh_key_id }}"]
+        state: running
+
+- name: Delete the fleet
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Delete every instance of the fleet in one bulk request and wait until they are gone
+      cloudcompute.cloud.instance_state:
+        instances: "{{ groups['fleet'] }}"
+        state: absent
+        delete_permanently: true
+"""
+
+
+def scaled_rate_limits(window):
+    """The production rate limits (the emulator's defaults), every quota scaled to ``window``."""
+    production = RateLimitSettings()
+    assert production.window_seconds == PRODUCTION_WINDOW
+
+    def scale(quota):
+        return max(1, quota * window // PRODUCTION_WINDOW)
+
+    return {"enabled": True, "window_seconds": window, "project_quota": scale(production.project_quota),
+            "endpoint_quota": scale(production.endpoint_quota),
+            "overrides": {route: scale(quota) for route, quota in production.overrides.items()}}
+
+
+def floor_seconds(instances, limits):
+    """The floor (see the module docstring) and what it is made of."""
+    window = limits["window_seconds"]
+    deploy_quota = limits["overrides"].get("POST /v1/instances", limits["endpoint_quota"])
+    fewest_requests = instances + 4
+    windows = max(math.ceil(instances / deploy_quota), math.ceil(fewest_requests / limits["project_quota"]))
+    parts = {
+        "rate limits": (windows - 1) * window,
+        "provisioning": timing.step_seconds("instance.ordered", PROFILE) + timing.step_seconds("instance.provisioning", PROFILE),
+        "deleting": timing.step_seconds("instance.deleting", PROFILE),
+    }
+    return sum(parts.values()), parts
+
+
+def failed_tasks(output):
+    """failed + unreachable over every host of the PLAY RECAP."""
+    return sum(int(failed) + int(unreachable) for unreachable, failed in
+               re.findall(r"\bunreachable=(\d+)\s+failed=(\d+)", output))
+
+
+def timestamp(entry):
+    return datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).timestamp()
+
+
+def peak_rate(log):
+    """The most requests the emulator received in one second (any second of the run)."""
+    return max(collections.Counter(int(timestamp(entry)) for entry in log).values(), default=0)
+
+
+def wall_parts(run, log):
+    """The wall time cut where the floor's parts begin and end: until the first request (Ansible
+    starting the forks and their modules), from the first to the last accepted deploy (the
+    floor's rate-limit part), and after it (provisioning, the delete, Ansible's end)."""
+    deploys = [timestamp(entry) for entry in log if (entry["method"], entry["path"], entry["status"]) == (
+        "POST", "/v1/instances", 202)]
+    if not log or not deploys:
+        return {}
+    first = min(timestamp(entry) for entry in log)
+    return {"start-up": first - run["started"], "deploys": deploys[-1] - first,
+            "after the last deploy": run["started"] + run["wall"] - deploys[-1]}
+
+
+def create_ssh_key(emulator):
+    response = requests.post("%s/ssh-keys" % emulator.api_url, timeout=10, headers={
+        "Authorization": "Bearer %s" % emulator.access_token()}, json={
+        "name": "fleet-bench", "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q bench"})
+    response.raise_for_status()
+    return response.text.strip().strip('"')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--instances", type=int, default=100, help="instances in the fleet (default 100)")
+    parser.add_argument("--forks", type=int, default=25, help="ansible-playbook forks (default 25)")
+    parser.add_argument("--window", type=int, default=6,
+                        help="rate-limit window in seconds, the quotas scaled to it (default 6; production: 60)")
+    parser.add_argument("--keep", metavar="DIR", help="keep the playbook, inventory, output and request log in DIR")
+    arguments = parser.parse_args()
+
+    workdir = arguments.keep or tempfile.mkdtemp(prefix="cloudcompute-fleet-bench-")
+    os.makedirs(workdir, exist_ok=True)
+    limits = scaled_rate_limits(arguments.window)
+    print(_common.load_line())
+    try:
+        with _common.run_emulator(profile=PROFILE, rate_limits=limits) as emulator:
+            ssh_key_id = create_ssh_key(emulator)
+            playbook = os.path.join(workdir, "fleet.yml")
+            with open(playbook, "w") as handle:
+                handle.write(PLAYBOOK)
+            inventory = os.path.join(workdir, "fleet.ini")
+            with open(inventory, "w") as handle:
+                handle.write("[fleet]\n" + "".join("fleet-%03d\n" % number for number in range(1, arguments.instances + 1)))
+            environment = _common.ansible_environment(emulator, workdir)
+            emulator.control.update_settings(rate_limits=limits)  # every window starts afresh with the timed run
+            _common.api_calls(emulator)
+            print("%d instances, %d forks..." % (arguments.instances, arguments.forks), end=" ", flush=True)
+            run_started = time.time()  # the emulator's request log has the same clock (no clock/advance here)
+            run = _common.run_playbook(playbook, environment, "-i", inventory, "--forks", str(arguments.forks),
+                                       "-e", "ssh_key_id=%s" % ssh_key_id, emulator=emulator, check=False)
+            print("%.1f s" % run["wall"], flush=True)
+            log = _common.api_calls(emulator)
+            left = requests.get("%s/instances" % emulator.api_url, timeout=10,
+                                headers={"Authorization": "Bearer %s" % emulator.access_token()}).json()
+            with open(os.path.join(workdir, "output.txt"), "w") as handle:
+                handle.write(run["output"])
+            with open(os.path.join(workdir, "requests.json"), "w") as handle:
+                json.dump(log, handle, indent=0)
+    finally:
+        if not arguments.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(_common.load_line())
+    return 0 if report(arguments, limits, dict(run, started=run_started), log, left) else 1
+
+
+def report(arguments, limits, run, log, left):
+    floor, parts = floor_seconds(arguments.instances, limits)
+    ratio = run["wall"] / floor
+    failed = failed_tasks(run["output"])
+    if run["returncode"] != 0 and not failed:
+        print(run["output"][-5000:])
+        failed = 1  # a failure the recap does not count (a syntax error, an interrupted run)
+    rate_limited = sum(1 for entry in log if entry["status"] == 429)
+    by_call = collections.Counter("%s %s" % (entry["method"], re.sub("/[0-9a-f-]{36}", "/{id}", entry["path"]))
+                                  for entry in log)
+    wall_met, failed_met = ratio <= WALL_TARGET, failed == 0 and not left
+    print()
+    print("rate limits per %d s window (production scaled): project %d, endpoint %d, %s; timing profile %s" % (
+        limits["window_seconds"], limits["project_quota"], limits["endpoint_quota"],
+        ", ".join("%s %d" % item for item in sorted(limits["overrides"].items())), PROFILE))
+    print("floor: %.1f s = %s" % (floor, " + ".join("%.1f s %s" % (seconds, name) for name, seconds in parts.items())))
+    print("wall:  %.1f s = %s (busy %.1f s)   %.2fx the floor   target <= %.2fx %s" % (
+        run["wall"], " + ".join("%.1f s %s" % (seconds, name) for name, seconds in wall_parts(run, log).items()),
+        run["busy"], ratio, WALL_TARGET, "ok" if wall_met else "MISSED"))
+    print("failed tasks: %d; instances left: %d   target 0 %s" % (failed, len(left), "ok" if failed_met else "MISSED"))
+    print("requests: %d, of which %d answered 429; peak %d requests/s" % (len(log), rate_limited, peak_rate(log)))
+    for call, count in sorted(by_call.items()):
+        print("  %5d  %s (%d answered 429)" % (count, call, sum(
+            1 for entry in log if entry["status"] == 429 and "%s %s" % (
+                entry["method"], re.sub("/[0-9a-f-]{36}", "/{id}", entry["path"])) == call)))
+    print("result: %d instances in %d forks, %.1f s = %.2fx the floor of %.1f s (target <= %.2fx: %s); "
+          "%d failed tasks (target 0: %s); %d requests, %d answered 429, peak %d requests/s" % (
+              arguments.instances, arguments.forks, run["wall"], ratio, floor, WALL_TARGET, "ok" if wall_met else "MISSED",
+              failed, "ok" if failed_met else "MISSED", len(log), rate_limited, peak_rate(log)))
+    return wall_met and failed_met
+
+
+if __name__ == "__main__":
+    sys.exit(main())
