@@ -70,7 +70,8 @@ for stage in "${stages[@]}"; do
         # Two workers, each with its own emulator: a target is mostly ansible-playbook start-up
         # and waiting on the emulator clock, so two at once use the two cores.
         integration) run_stage "$stage" run_pytest "$CEILING_VENV" tests/integration -n 2 ;;
-        reliability) run_stage "$stage" run_pytest "$CEILING_VENV" tests/reliability ;;
+        # Two workers too: the scenarios wait on the emulator clock and its injected faults.
+        reliability) run_stage "$stage" run_pytest "$CEILING_VENV" tests/reliability -n 2 ;;
         lint) run_stage "$stage" run_ansible_lint ;;
         molecule) run_stage "$stage" run_molecule ;;
         release) run_stage "$stage" run_pytest "$CEILING_VENV" tests/release ;;

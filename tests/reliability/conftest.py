@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 HERE = pathlib.Path(__file__).parent
 PLAYBOOKS = HERE / "playbooks"
 CALLBACK_PLUGINS = HERE / "callback_plugins"
@@ -33,11 +35,25 @@ def report(scenario, line):
     print("%s: %s" % (scenario, line))
 
 
+# Under pytest-xdist the scenarios run in workers: each sends its figures to the controller,
+# which prints them all.
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["reliability_figures"] = dict(FIGURES)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    for scenario, lines in getattr(node, "workeroutput", {}).get("reliability_figures", {}).items():
+        FIGURES.setdefault(scenario, []).extend(lines)
+
+
 def pytest_terminal_summary(terminalreporter):
     if not FIGURES:
         return
     terminalreporter.section("reliability figures")
-    for scenario, lines in FIGURES.items():
+    for scenario, lines in sorted(FIGURES.items()):
         terminalreporter.write_line(scenario)
         for line in lines:
             terminalreporter.write_line("    " + line)
