@@ -431,14 +431,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         instance_address = INSTANCE_ADDRESS_FIELDS[connect_with]
         for instance in instances:
             if selection.keeps_instance(instance):
-                hosts.append(self._instance_host(instance, instance_address, connect_with))
+                hosts.append(self._resource_host(instance, "instance", ("instance_type", instance.get("instance_type")), instance_address, connect_with))
         if self.get_option("include_clusters"):
             include_workers = self.get_option("include_workers")
             worker_address = WORKER_ADDRESS_FIELDS[worker_connect_with]
             for cluster in clusters:
                 if not selection.keeps_cluster(cluster):
                     continue
-                jump_host = self._jump_host(cluster, instance_address, connect_with)
+                jump_host = self._resource_host(cluster, "jump_host", ("cluster", cluster.get("hostname")), instance_address, connect_with)
                 hosts.append(jump_host)
                 if include_workers:
                     proxy_jump = self._proxy_jump_argument(jump_host)
@@ -457,31 +457,20 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             display.v("cloudcompute inventory: %d workers have no ProxyJump because their jump host has no address: %s"
                       % (len(names), _some(names)))
 
-    def _instance_host(self, instance, address_field, connect_with):
+    def _resource_host(self, resource, kind, own_group, address_field, connect_with):
+        """An instance or a cluster's jump host, its API fields as host vars; grouped by kind,
+        location, status and ``own_group`` (instance type, or cluster), a (name, value) pair."""
         prefix = self.prefix
-        hostvars = {prefix + key: value for key, value in instance.items() if key not in UNEXPOSED_FIELDS}
-        hostvars[prefix + "tags"] = tags_dict(instance.get("tags"))
-        hostvars[prefix + "host_kind"] = "instance"
+        hostvars = {prefix + key: value for key, value in resource.items() if key not in UNEXPOSED_FIELDS}
+        hostvars[prefix + "tags"] = tags_dict(resource.get("tags"))
+        hostvars[prefix + "host_kind"] = kind
         groups = [
-            KIND_GROUPS["instance"],
-            self._group_name("location", instance.get("location")),
-            self._group_name("status", instance.get("status")),
-            self._group_name("instance_type", instance.get("instance_type")),
+            KIND_GROUPS[kind],
+            self._group_name("location", resource.get("location")),
+            self._group_name("status", resource.get("status")),
+            self._group_name(*own_group),
         ]
-        return self._host(instance, hostvars, groups, instance.get(address_field), connect_with)
-
-    def _jump_host(self, cluster, address_field, connect_with):
-        prefix = self.prefix
-        hostvars = {prefix + key: value for key, value in cluster.items() if key not in UNEXPOSED_FIELDS}
-        hostvars[prefix + "tags"] = tags_dict(cluster.get("tags"))
-        hostvars[prefix + "host_kind"] = "jump_host"
-        groups = [
-            KIND_GROUPS["jump_host"],
-            self._group_name("location", cluster.get("location")),
-            self._group_name("status", cluster.get("status")),
-            self._group_name("cluster", cluster.get("hostname")),
-        ]
-        return self._host(cluster, hostvars, groups, cluster.get(address_field), connect_with)
+        return self._host(resource, hostvars, groups, resource.get(address_field), connect_with)
 
     def _worker_host(self, worker, cluster, address_field, connect_with, proxy_jump):
         prefix = self.prefix

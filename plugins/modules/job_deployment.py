@@ -24,6 +24,7 @@ author:
 extends_documentation_fragment:
   - cloudcompute.cloud.common
   - cloudcompute.cloud.wait
+  - cloudcompute.cloud.serverless
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
   - cloudcompute.cloud.attributes
@@ -45,108 +46,9 @@ options:
   containers:
     description:
       - The containers of the deployment (one or more). Required to create one.
-      - The same options as O(cloudcompute.cloud.container_deployment#module:containers).
-    type: list
-    elements: dict
-    suboptions:
-      name:
-        description: Name of the container, a DNS label (default C(container-<n>) after its position).
-        type: str
-      image:
-        description: Container image.
-        type: str
-        required: true
-      exposed_port:
-        description: Port the container serves on (API default V(8000)).
-        type: int
-      healthcheck:
-        description: Health check of the container (API default V(/health) on the exposed port).
-        type: dict
-        suboptions:
-          enabled:
-            description: Whether it is health checked.
-            type: bool
-          port:
-            description: Port of the health check.
-            type: int
-          path:
-            description: Path of the health check, starting with C(/).
-            type: str
-      entrypoint_overrides:
-        description: Run the image with another entrypoint or command.
-        type: dict
-        suboptions:
-          enabled:
-            description:
-              - Whether the overrides are used; defaults to V(true) when O(containers[].entrypoint_overrides.entrypoint)
-                or O(containers[].entrypoint_overrides.cmd) is given.
-            type: bool
-          entrypoint:
-            description: The entrypoint, as a list of arguments.
-            type: list
-            elements: str
-          cmd:
-            description: The command, as a list of arguments.
-            type: list
-            elements: str
-      env:
-        description:
-          - Environment variables, exactly these. Values of V(plain) variables appear in the
-            result and in C(--diff) output; keep sensitive values in project secrets.
-        type: list
-        elements: dict
-        suboptions:
-          name:
-            description: Name of the variable.
-            type: str
-            required: true
-          value:
-            description: The value, or for a V(secret) variable the name of the project secret.
-            type: str
-            required: true
-          type:
-            description: V(plain) or V(secret).
-            type: str
-            choices: [plain, secret]
-            default: plain
-      volume_mounts:
-        description: Volumes mounted into the container, exactly these.
-        type: list
-        elements: dict
-        suboptions:
-          type:
-            description: V(scratch), V(shared), V(secret) or V(memory).
-            type: str
-            required: true
-            choices: [scratch, secret, shared, memory]
-          mount_path:
-            description:
-              - Absolute path (default V(/data) for V(scratch) and V(shared), V(/dev/shm) for
-                V(memory); required for V(secret)).
-            type: str
-          secret_name:
-            description: For a V(secret) mount, the name of the secret.
-            type: str
-          volume:
-            description: For a V(shared) mount, the name or id of a shared file system volume.
-            type: str
-            aliases: [volume_id]
-          size_in_mb:
-            description: For a V(memory) mount, its size in MB.
-            type: int
   compute:
     description:
       - The GPUs each replica runs on. Required to create a deployment.
-    type: dict
-    suboptions:
-      name:
-        description: GPU model, for example V(H100).
-        type: str
-        required: true
-      size:
-        description: Number of GPUs per replica.
-        type: int
-        required: true
   scaling:
     description:
       - How the deployment scales. Members left out keep their current values (on creation,
@@ -162,19 +64,6 @@ options:
       deadline_seconds:
         description: Seconds a job may run at most.
         type: int
-  container_registry_settings:
-    description:
-      - Where the images are pulled from. The API's default is a public registry.
-    type: dict
-    aliases: [registry]
-    suboptions:
-      is_private:
-        description: Whether the registry needs credentials.
-        type: bool
-        required: true
-      credentials:
-        description: For a private registry, the name of the registry credentials of the project.
-        type: str
   purge_queue:
     description:
       - Drop every queued job of an existing deployment (before a resume, so none of them
