@@ -1,9 +1,13 @@
+"""The expired filter, loaded by name through Ansible's plugin loader as a template would."""
+
 import pytest
 from ansible.errors import AnsibleFilterError
+from ansible.plugins.loader import filter_loader, init_plugin_loader
 
-from ansible_collections.cloudcompute.cloud.plugins.filter.expired import FilterModule
-
-expired = FilterModule().filters()["expired"]
+# Ansible's CLI installs the collection loader before it loads plugins by name; so do we
+# (ANSIBLE_COLLECTIONS_PATH points at the staged collection).
+init_plugin_loader()
+expired = filter_loader.get("cloudcompute.cloud.expired").j2_function
 
 VOLUME = {
     "id": "v1", "name": "scratch", "location": "FIN-01", "type": "NVMe", "status": "attached",
