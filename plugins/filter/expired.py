@@ -1,0 +1,113 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+name: expired
+short_description: Split Cloud Compute resources by their expires-at tag
+version_added: 0.1.0
+description:
+  - Takes a list of instances, clusters or volumes as the C(_info) modules return them and
+    returns those whose C(expires-at) tag lies in the past (plus O(grace)), and those whose
+    C(expires-at) tag is not a date, each summarised with what it costs per hour.
+  - Resources without the tag are in neither list. The role M(cloudcompute.cloud.reaper) is
+    built on this filter.
+  - The tag holds a UTC timestamp in ISO 8601, as the O(cloudcompute.cloud.instance#module:expires_in)
+    and O(cloudcompute.cloud.instance#module:expires_at) options write it; offsets, fractions of a
+    second and bare dates (midnight UTC) are read too.
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+options:
+  _input:
+    description: Resources, each with its C(tags) (a list of C({key, value}) or a dict).
+    type: list
+    elements: dict
+    required: true
+  kind:
+    description: What the resources are.
+    type: str
+    choices: [instance, cluster, volume]
+    required: true
+  now:
+    description:
+      - The moment to compare with, an ISO 8601 timestamp. Defaults to the current time of the
+        controller (UTC).
+    type: str
+  grace:
+    description:
+      - How long after its expiry a resource is still left alone, a duration such as V(30m),
+        V(8h), V(3d) or V(1h30m).
+    type: str
+    default: 0s
+"""
+
+EXAMPLES = r"""
+- name: Read the instances
+  cloudcompute.cloud.instance_info:
+  register: found
+
+- name: Show the instances that expired more than an hour ago
+  ansible.builtin.debug:
+    msg: "{{ (found.instances | cloudcompute.cloud.expired('instance', grace='1h')).expired | map(attribute='name') }}"
+"""
+
+RETURN = r"""
+_value:
+  description: The resources, sorted.
+  type: dict
+  contains:
+    expired:
+      description:
+        - The resources whose expiry plus O(grace) is at or before O(now), each with C(kind),
+          C(id), C(name) (hostname or volume name), C(location), C(instance_type) (the
+          instance, cluster or volume type), C(status), C(price_per_hour) (what deleting it
+          saves; 0 when the API no longer charges it), C(tags) (a dict), C(instance_id) (for a
+          volume, the instance it is attached to, else null) and C(expires_at) (normalised to
+          UTC).
+      type: list
+      elements: dict
+    unreadable:
+      description: The resources whose C(expires-at) tag is not a date, summarised the same
+        way, with C(expires_at) holding the tag's value and C(reason) saying what is wrong.
+      type: list
+      elements: dict
+"""
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import CHARGED_KINDS
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import (
+    parse_duration,
+    parse_timestamp,
+    sort_by_expiry,
+    utc_now,
+)
+
+
+def summarised(charged_kind, record):
+    return dict(charged_kind.summary(record), instance_id=record.get("instance_id"),
+                expires_at=record["expires_at"], **({"reason": record["reason"]} if "reason" in record else {}))
+
+
+def expired(resources, kind, now=None, grace="0s"):
+    if not isinstance(resources, list) or not all(isinstance(item, dict) for item in resources):
+        raise AnsibleFilterError("expired expects a list of resources (dictionaries)")
+    if kind not in CHARGED_KINDS:
+        raise AnsibleFilterError("expired: kind must be one of %s, not %r" % (", ".join(CHARGED_KINDS), kind))
+    try:
+        moment = parse_timestamp(now) if now else utc_now()
+        grace_seconds = parse_duration(grace)
+    except ValueError as error:
+        raise AnsibleFilterError("expired: %s" % error)
+    found, unreadable = sort_by_expiry(resources, moment, grace_seconds)
+    charged_kind = CHARGED_KINDS[kind]
+    return {"expired": [summarised(charged_kind, record) for record in found],
+            "unreadable": [summarised(charged_kind, record) for record in unreadable]}
+
+
+class FilterModule:
+    def filters(self):
+        return {"expired": expired}

@@ -1,0 +1,117 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Expiry of resources: the ``expires-at`` tag, durations such as ``90m`` and the timestamps
+in it, and which resources have expired.
+
+The tag holds a UTC timestamp in ISO 8601 (``2026-11-24T18:00:00Z``). Anyone may write the
+tag by hand, so reading it is tolerant (offsets, fractions of a second, a bare date) and a
+value that is not a date is reported, never guessed at.
+
+No Ansible imports: the ``expired`` filter, the modules and the roles share this file.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+from datetime import datetime, timedelta, timezone
+
+EXPIRY_TAG = "expires-at"
+
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_DURATION = re.compile(r"^(?:\s*(\d+(?:\.\d+)?)\s*([smhdw]))+\s*$")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
+_TIMESTAMP = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})"
+    r"(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
+    r"\s*(Z|z|[+-]\d{2}:?\d{2})?)?$"
+)
+
+
+def parse_duration(text):
+    """Seconds in a duration such as ``90m``, ``8h``, ``3d``, ``1w`` or ``1h30m``.
+
+    Raises ``ValueError`` with a message saying what is accepted.
+    """
+    value = str(text).strip().lower()
+    if not _DURATION.match(value):
+        raise ValueError(
+            "%r is not a duration: use a number and a unit, s, m, h, d or w (90m, 8h, 3d, 1h30m)" % (text,))
+    return sum(float(number) * _DURATION_UNITS[unit] for number, unit in _DURATION_PART.findall(value))
+
+
+def parse_timestamp(text):
+    """An aware UTC ``datetime`` from an ISO 8601 timestamp or date; ``ValueError`` otherwise.
+
+    A timestamp without an offset is taken as UTC, the zone the API writes.
+    """
+    match = _TIMESTAMP.match(str(text).strip())
+    if not match:
+        raise ValueError("%r is not an ISO 8601 date or timestamp (e.g. 2026-11-24T18:00:00Z)" % (text,))
+    year, month, day, hour, minute, second, fraction, offset = match.groups()
+    try:
+        moment = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0),
+                          int((fraction or "0").ljust(6, "0")[:6]), tzinfo=timezone.utc)
+    except ValueError as error:
+        raise ValueError("%r is not an ISO 8601 date or timestamp: %s" % (text, error))
+    if offset and offset.upper() != "Z":
+        sign = -1 if offset[0] == "-" else 1
+        digits = offset[1:].replace(":", "")
+        moment -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    return moment
+
+
+def format_timestamp(moment):
+    """``moment`` in the form the ``expires-at`` tag holds: UTC, whole seconds, ``Z``."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_now():
+    return datetime.now(timezone.utc)
+
+
+def expiry_tag_value(expires_in=None, expires_at=None, now=None):
+    """The ``expires-at`` tag value for ``expires_in`` (a duration from ``now``) or
+    ``expires_at`` (a timestamp), normalised to UTC; None when neither is given."""
+    if expires_in is not None:
+        return format_timestamp((now or utc_now()) + timedelta(seconds=parse_duration(expires_in)))
+    if expires_at is not None:
+        return format_timestamp(parse_timestamp(expires_at))
+    return None
+
+
+def _tag_value(resource, key):
+    tags = resource.get("tags") if isinstance(resource, dict) else None
+    if isinstance(tags, dict):
+        return tags.get(key)
+    for tag in tags or []:
+        if isinstance(tag, dict) and str(tag.get("key", "")).lower() == key:
+            return tag.get("value")
+    return None
+
+
+def sort_by_expiry(resources, now, grace_seconds=0.0):
+    """Split ``resources`` (API records with ``tags``) by their ``expires-at`` tag.
+
+    Returns ``(expired, unreadable)``: the resources whose expiry plus ``grace_seconds`` lies at
+    or before ``now``, each with ``expires_at`` (normalised) added; and those whose tag is not a
+    date, each with ``expires_at`` (the raw value) and ``reason``. Resources without the tag
+    are in neither list: nothing without the tag is ever touched.
+    """
+    expired, unreadable = [], []
+    deadline = now - timedelta(seconds=grace_seconds)
+    for resource in resources or []:
+        raw = _tag_value(resource, EXPIRY_TAG)
+        if raw is None:
+            continue
+        try:
+            moment = parse_timestamp(raw)
+        except ValueError as error:
+            unreadable.append(dict(resource, expires_at=raw, reason=str(error)))
+            continue
+        if moment <= deadline:
+            expired.append(dict(resource, expires_at=format_timestamp(moment)))
+    return expired, unreadable

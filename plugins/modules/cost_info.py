@@ -1,0 +1,217 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: cost_info
+short_description: What a Cloud Compute project costs per hour, and how long its balance lasts
+version_added: 0.1.0
+description:
+  - Adds up what the project is charged per hour right now, the way the API charges it, and
+    returns it in total, resource by resource and in groups (by kind, location, instance type
+    or any tag key), with the balance and the runway in hours at that rate.
+  - "What is charged: every instance at its C(price_per_hour) in every status but V(deleting)
+    and V(discontinued) (a shut-down instance is still charged); every cluster at its
+    C(price_per_hour) but while V(deleting); every volume at its C(base_hourly_cost), OS volumes,
+    shared volumes and volumes in the trash included (a volume in the trash is charged until it
+    is purged or deleted permanently)."
+author:
+  - cloudcompute.cloud maintainers (@cloudcompute)
+extends_documentation_fragment:
+  - cloudcompute.cloud.common
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.actiongroups
+  - cloudcompute.cloud.attributes.info_module
+options:
+  group_by:
+    description:
+      - How RV(groups) groups the charged resources, by one or more of V(kind) (instance,
+        cluster, volume), V(location), V(instance_type) (the instance type, the cluster type,
+        or the volume type of a volume) and V(tag:<key>) (the value of that tag, null for a
+        resource without it). With several, a group is each combination that occurs.
+    type: list
+    elements: str
+    default: [kind]
+  tags:
+    description:
+      - Count only resources carrying all these tags, as a dictionary of key to value. A value
+        of V("") matches a freeform tag; a null value matches the key with any value. The
+        balance and the runway stay those of the whole project.
+    type: dict
+notes:
+  - "API calls: five reads (instances, clusters, volumes, the volume trash, the balance)."
+  - The runway is the balance divided by the hourly charge of the whole project; it does not
+    know about top-ups, long-term contracts renewing, or prices changing.
+seealso:
+  - module: cloudcompute.cloud.balance_info
+"""
+
+EXAMPLES = r"""
+- name: What the project burns per hour, by kind and location
+  cloudcompute.cloud.cost_info:
+    group_by: [kind, location]
+  register: cost
+
+- name: Warn when less than three days of balance are left
+  ansible.builtin.debug:
+    msg: "{{ cost.price_per_hour }} {{ cost.currency }}/h, {{ cost.runway_hours }} hours of balance left"
+  when: cost.runway_hours is not none and cost.runway_hours < 72
+
+- name: What each team costs (tag team=...)
+  cloudcompute.cloud.cost_info:
+    group_by: ["tag:team"]
+  register: by_team
+"""
+
+RETURN = r"""
+price_per_hour:
+  description: What the counted resources cost per hour together.
+  returned: always
+  type: float
+  sample: 37.8098
+currency:
+  description: The currency of the prices and the balance, V(usd) or V(eur).
+  returned: always
+  type: str
+  sample: usd
+balance:
+  description: The project balance.
+  returned: always
+  type: float
+  sample: 1200.5
+runway_hours:
+  description:
+    - Hours until the balance reaches zero at the whole project's hourly charge; null when
+      nothing is charged.
+  returned: always
+  type: float
+  sample: 31.75
+groups:
+  description: The counted resources grouped by O(group_by), most expensive first.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {kind: instance, location: FIN-01, price_per_hour: 36.64, count: 3}
+  contains:
+    price_per_hour:
+      description: What the group costs per hour.
+      type: float
+    count:
+      description: How many resources are in the group.
+      type: int
+resources:
+  description: Every counted resource with what it costs, most expensive first.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    kind:
+      description: V(instance), V(cluster) or V(volume).
+      type: str
+    id:
+      description: Its id.
+      type: str
+    name:
+      description: The hostname of an instance or cluster, the name of a volume.
+      type: str
+    location:
+      description: Its location code.
+      type: str
+    instance_type:
+      description: The instance type, the cluster type or the volume type.
+      type: str
+    status:
+      description: Its status.
+      type: str
+    price_per_hour:
+      description: What it costs per hour.
+      type: float
+    tags:
+      description: Its tags as a dictionary of key to value.
+      type: dict
+"""
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import single_item
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, read, read_list
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import CHARGED_KINDS
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
+
+GROUP_FIELDS = ("kind", "location", "instance_type")
+
+
+def charged_resources(client, tag_filter):
+    """Every resource the API charges now, and which of them ``tag_filter`` counts:
+    ``(charged, counted)``."""
+    charged, counted = [], []
+    for charged_kind in CHARGED_KINDS.values():
+        for path in charged_kind.paths:
+            for record in read_list(client, path):
+                if not charged_kind.is_charged(record):
+                    continue
+                item = charged_kind.summary(record)
+                charged.append(item)
+                if matches_tag_filter(record, tag_filter):
+                    counted.append(item)
+    return charged, counted
+
+
+def group_value(item, field):
+    if field.startswith("tag:"):
+        return item["tags"].get(field[len("tag:"):].lower())
+    return item[field]
+
+
+def grouped(items, group_by):
+    groups = {}
+    for item in items:
+        key = tuple(group_value(item, field) for field in group_by)
+        group = groups.setdefault(key, dict(zip(group_by, key), price_per_hour=0.0, count=0))
+        group["price_per_hour"] += item["price_per_hour"]
+        group["count"] += 1
+    for group in groups.values():
+        group["price_per_hour"] = round(group["price_per_hour"], 4)
+    return sorted(groups.values(), key=lambda group: -group["price_per_hour"])
+
+
+def validate_group_by(group_by):
+    for field in group_by:
+        if field not in GROUP_FIELDS and not (field.startswith("tag:") and len(field) > len("tag:")):
+            raise ModuleFailure("group_by: %r is not one of %s or tag:<key>" % (field, ", ".join(GROUP_FIELDS)))
+
+
+def cost_report(module):
+    params = module.params
+    validate_group_by(params["group_by"])
+    charged, counted = charged_resources(module.client, normalize_tag_filter(params["tags"]))
+    balance = single_item(read(module.client, "/balance")) or {}
+    amount = float(balance.get("amount") or 0)
+    project_rate = sum(item["price_per_hour"] for item in charged)
+    return {
+        "price_per_hour": round(sum(item["price_per_hour"] for item in counted), 4),
+        "currency": balance.get("currency", "usd"),
+        "balance": amount,
+        "runway_hours": round(amount / project_rate, 2) if project_rate > 0 else None,
+        "groups": grouped(counted, params["group_by"]),
+        "resources": sorted(counted, key=lambda item: (-item["price_per_hour"], item["kind"], item["name"] or "")),
+    }
+
+
+def main():
+    module = CloudComputeModule(
+        argument_spec=dict(
+            group_by=dict(type="list", elements="str", default=["kind"]),
+            tags=dict(type="dict"),
+        ),
+    )
+    exit_info(module, lambda: cost_report(module))
+
+
+if __name__ == "__main__":
+    main()
