@@ -22,4 +22,21 @@ options:
       - Remove tags that are not listed in O(tags). Has no effect when O(tags) is omitted.
     type: bool
     default: true
+  expires_in:
+    description:
+      - When the resource expires, counted from now, as a duration such as V(90m), V(8h), V(3d)
+        or V(1h30m). It is stored as the tag C(expires-at) (UTC, ISO 8601), which the role
+        M(cloudcompute.cloud.reaper) acts on.
+      - Counted from the run that first sets it. A resource that already carries an
+        C(expires-at) tag keeps it, so running the task again neither reports a change nor
+        postpones the expiry; use O(expires_at) to move it.
+      - The tag is added to O(tags), or to the tags the resource has when O(tags) is omitted;
+        it is not to be given in O(tags) as well. Mutually exclusive with O(expires_at).
+    type: str
+  expires_at:
+    description:
+      - When the resource expires, as an ISO 8601 date or timestamp (V(2026-12-24T18:00:00Z),
+        V(2026-12-24T19:00:00+01:00), V(2026-12-24)). It is stored, in UTC, as the tag
+        C(expires-at) and converged like any tag. See O(expires_in).
+    type: str
 """

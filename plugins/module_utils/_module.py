@@ -44,6 +44,8 @@ WAIT_ARGUMENT_SPEC = dict(
 TAGS_ARGUMENT_SPEC = dict(
     tags=dict(type="dict"),
     purge_tags=dict(type="bool", default=True),
+    expires_in=dict(type="str"),
+    expires_at=dict(type="str"),
 )
 
 # api_url is needed by every request; the credentials only by those that need a token (public

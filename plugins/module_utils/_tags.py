@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import EXPIRY_TAG, expiry_tag_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 
 MAX_TAGS = 10
@@ -57,6 +58,39 @@ def normalize_tags(tags, any_value=False):
     if len(normalized) > MAX_TAGS:
         raise ModuleFailure("at most %d tags are allowed per resource, got %d" % (MAX_TAGS, len(normalized)))
     return normalized
+
+
+def desired_tags(params, resource=None):
+    """The tags that the ``tags``, ``expires_in`` and ``expires_at`` options ask ``resource`` (None
+    for one about to be created) to carry, as ``{key: value}``; None means leave them alone.
+
+    The expiry is the ``expires-at`` tag, added to the tags given or, when ``tags`` is omitted,
+    to the tags the resource already has (so nothing is purged). ``expires_in`` counts from the
+    run that first sets the tag: a resource that already carries one keeps it, so running the
+    same task again neither changes nor postpones it (``expires_at`` sets it exactly).
+    """
+    tags = normalize_tags(params.get("tags"))
+    expires_in, expires_at = params.get("expires_in"), params.get("expires_at")
+    if expires_in is None and expires_at is None:
+        return tags
+    if expires_in is not None and expires_at is not None:
+        raise ModuleFailure("expires_in and expires_at are mutually exclusive")
+    if tags and EXPIRY_TAG in tags:
+        raise ModuleFailure("the expiry is given twice: by the %s tag and by %s; give one"
+                            % (EXPIRY_TAG, "expires_in" if expires_in is not None else "expires_at"))
+    try:
+        expiry = expiry_tag_value(expires_in=expires_in, expires_at=expires_at)
+    except ValueError as error:
+        raise ModuleFailure("%s: %s" % ("expires_in" if expires_in is not None else "expires_at", error))
+    current = current_tags(resource) if resource else {}
+    if expires_in is not None and current.get(EXPIRY_TAG):
+        expiry = current[EXPIRY_TAG]
+    wanted = dict(current if tags is None else tags)
+    wanted[EXPIRY_TAG] = expiry
+    if len(wanted) > MAX_TAGS:
+        raise ModuleFailure("at most %d tags are allowed per resource; with the %s tag there would be %d"
+                            % (MAX_TAGS, EXPIRY_TAG, len(wanted)))
+    return wanted
 
 
 def tag_inputs(tags):

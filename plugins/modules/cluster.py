@@ -342,7 +342,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
-    normalize_tags,
+    desired_tags,
     predicted_tags,
     tag_changes,
     tag_inputs,
@@ -389,7 +389,7 @@ class Cluster(Resource):
 
     def validate(self):
         params = self.params
-        self.desired_tags = normalize_tags(params["tags"])
+        self.desired_tags = desired_tags(params)
         if params["shared_volume"] and params["shared_volume"]["size"] < 1:
             raise ModuleFailure("shared_volume: size must be at least 1 GB")
         nodes = params["nodes"] or []
@@ -622,7 +622,7 @@ class Cluster(Resource):
             return self.result(True, None, cluster)
 
         self.refuse_immutable_changes(cluster)
-        to_add, to_remove = tag_changes(cluster, self.desired_tags, params["purge_tags"])
+        to_add, to_remove = tag_changes(cluster, desired_tags(params, cluster), params["purge_tags"])
         status = cluster.get("status")
         if params["nodes"] and status not in PROVISIONED + SETTING_UP:
             raise ModuleFailure("cluster %s is %s: its worker nodes cannot be powered" % (cluster.get("hostname"), status))

@@ -388,6 +388,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
+    desired_tags,
     normalize_tags,
     predicted_tags,
     tag_changes,
@@ -435,7 +436,7 @@ class Instance(Resource):
 
     def validate(self):
         params = self.params
-        self.desired_tags = normalize_tags(params["tags"])
+        self.desired_tags = desired_tags(params)
         for volume in [params["os_volume"] or {}] + (params["volumes"] or []):
             normalize_tags(volume.get("tags"))
             if volume.get("size") is not None and volume["size"] < 1:
@@ -646,7 +647,7 @@ class Instance(Resource):
             return self.result(True, None, instance)
 
         self.refuse_immutable_changes(instance)
-        to_add, to_remove = tag_changes(instance, self.desired_tags, self.params["purge_tags"])
+        to_add, to_remove = tag_changes(instance, desired_tags(self.params, instance), self.params["purge_tags"])
         status = instance.get("status")
         if target and status in BROKEN:
             raise ModuleFailure("instance %s is %s and cannot be %s; delete it (state=absent) and deploy it again"

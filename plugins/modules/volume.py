@@ -245,7 +245,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
     current_tags,
-    normalize_tags,
+    desired_tags,
     predicted_tags,
     tag_changes,
     tag_inputs,
@@ -328,7 +328,7 @@ class Volume(Resource):
     def validate(self):
         if self.params["size"] is not None and self.params["size"] < 1:
             raise ModuleFailure("size must be at least 1 GB")
-        self.desired_tags = normalize_tags(self.params["tags"])
+        self.desired_tags = desired_tags(self.params)
         check_attachable(self.params["type"], len(set(self.params["instances"] or [])))
 
     # -------------------------------------------------------------------------- planning
@@ -383,7 +383,7 @@ class Volume(Resource):
             plan["attach"] = to_attach
         if to_detach:
             plan["detach"] = to_detach
-        to_add, to_remove = tag_changes(volume, self.desired_tags, params["purge_tags"])
+        to_add, to_remove = tag_changes(volume, desired_tags(params, volume), params["purge_tags"])
         if to_add or to_remove:
             plan["tags"] = (to_add, to_remove)
         return plan
