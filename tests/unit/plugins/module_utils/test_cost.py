@@ -51,5 +51,5 @@ def test_what_the_api_charges():
     assert instance.is_charged({"status": "offline"})
     assert not instance.is_charged({"status": "discontinued"})
     assert not CHARGED_KINDS["volume"].is_charged({"status": "deleted", "is_permanently_deleted": True})
-    assert CHARGED_KINDS["volume"].summary({"id": "v", "name": "data", "type": "NVMe", "status": "deleted",
-                                             "base_hourly_cost": 0.0274, "tags": []})["price_per_hour"] == 0.0274
+    trashed = {"id": "v", "name": "data", "type": "NVMe", "status": "deleted", "base_hourly_cost": 0.0274, "tags": []}
+    assert CHARGED_KINDS["volume"].summary(trashed)["price_per_hour"] == 0.0274
