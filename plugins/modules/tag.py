@@ -56,12 +56,14 @@ options:
     type: str
     choices: [present, absent]
     default: present
-  purge:
+  purge_tags:
     description:
       - With O(state=present), also remove every tag of the resource that O(tags) does not
         list. V(true) with empty O(tags) removes all tags.
+      - Named as in every other module; V(purge) is the older name and still works.
     type: bool
     default: false
+    aliases: [purge]
 notes:
   - "API calls: a run that changes nothing costs one read (by id) or one list (by name). A
     change costs one call per tag added or removed (a changed value is one of each) and one
@@ -97,7 +99,7 @@ EXAMPLES = r"""
     resource: 6a0d1e7e-1c55-4c4f-9e0f-2f0b0a3f6d11
     tags:
       backup: daily
-    purge: true
+    purge_tags: true
 
 - name: Remove the owner tag of a cluster, whatever its value
   cloudcompute.cloud.tag:
@@ -112,7 +114,7 @@ EXAMPLES = r"""
     resource_type: volume
     resource: scratch
     tags: {}
-    purge: true
+    purge_tags: true
 """
 
 RETURN = r"""
@@ -161,8 +163,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
 def converge(module):
     params = module.params
     resource_type, state = params["resource_type"], params["state"]
-    if state == "absent" and params["purge"]:
-        raise ModuleFailure("purge applies to state=present only; to remove every tag use state=present, tags: {} and purge: true")
+    if state == "absent" and params["purge_tags"]:
+        raise ModuleFailure("purge_tags: purge applies to state=present only; to remove every tag use state=present, tags: {} and purge_tags: true")
     # keys lowercased, values checked and the 10-tag limit applied, all before any call
     wanted = normalize_tags(params["tags"], any_value=state == "absent")
 
@@ -172,7 +174,7 @@ def converge(module):
     if resource.get("status") == "deleted":
         raise ModuleFailure("%s %s is deleted and cannot be tagged" % (resource_type, params["resource"]))
     if state == "present":
-        to_add, to_remove = tag_changes(resource, wanted, params["purge"])
+        to_add, to_remove = tag_changes(resource, wanted, params["purge_tags"])
     else:
         to_add, to_remove = {}, tags_to_remove(resource, wanted)
 
@@ -195,7 +197,7 @@ def main():
             resource=dict(type="str", required=True),
             tags=dict(type="raw", required=True),
             state=dict(type="str", choices=["present", "absent"], default="present"),
-            purge=dict(type="bool", default=False),
+            purge_tags=dict(type="bool", default=False, aliases=["purge"]),
         ),
     )
     module.exit_json(**module.run(lambda: converge(module)))
