@@ -18,7 +18,7 @@ __metaclass__ = type
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import looks_like_id
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, fetch_or_none, pick_one
 
-# Statuses of instances and clusters (one value set, api.md section 3).
+# Statuses of instances and clusters (the API uses one value set for both).
 # On the way to running: no action is accepted until it gets there.
 SETTING_UP = ("new", "ordered", "validating", "provisioning")
 # Being removed (deleted, hibernated, discontinued or evicted). It keeps its hostname for a

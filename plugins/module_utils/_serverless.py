@@ -38,7 +38,7 @@ MAX_DELETE_TIMEOUT_MS = 300000
 # A DELETE that waits server-side must answer before the HTTP request times out.
 DELETE_TIMEOUT_MARGIN_SECONDS = 5
 MOUNT_TYPES = ["scratch", "secret", "shared", "memory"]
-# Defaults the API documents (api.md: the container runtime contract).
+# The container runtime contract: a container serves HTTP on this port, and answers its health check here.
 DEFAULT_EXPOSED_PORT = 8000
 DEFAULT_HEALTHCHECK_PATH = "/health"
 DEFAULT_MOUNT_PATH = {"scratch": "/data", "shared": "/data", "memory": "/dev/shm"}
