@@ -22,6 +22,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     ApiError,
     MissingCredentials,
 )
+# Raised by the helpers and modules, handled by CloudComputeModule.run(); imported from here by most.
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 
 # The options of plugins/doc_fragments/common.py (module variant): keep both in step.
 COMMON_ARGUMENT_SPEC = dict(
@@ -101,13 +103,8 @@ def checkable_spec(argument_spec, params):
     return argument_spec if safe is None else safe
 
 
-class ModuleFailure(Exception):
-    """A failure found by the module itself (bad input, timeout, ambiguity): ``fail_json`` it."""
-
-    def __init__(self, msg, **result):
-        super(ModuleFailure, self).__init__(msg)
-        self.msg = msg
-        self.result = result
+# The instance modules' option to show the instances' Jupyter token, a credential, in their results.
+JUPYTER_TOKEN_ARGUMENT_SPEC = dict(return_jupyter_token=dict(type="bool", default=False))
 
 
 class CloudComputeModule(AnsibleModule):
@@ -137,6 +134,16 @@ class CloudComputeModule(AnsibleModule):
                 token_cache=self.params["token_cache"],
             )
         return self._client
+
+    def hide_jupyter_tokens(self, instances):
+        """Mask the ``jupyter_token`` of these instance records wherever it would appear in the
+        result, its diff or a failure message, unless O(return_jupyter_token) asks for it."""
+        if self.params.get("return_jupyter_token"):
+            return
+        for instance in instances:
+            token = instance.get("jupyter_token") if isinstance(instance, dict) else None
+            if token:
+                self.no_log_values.add(token)
 
     def fail_api(self, error, **result):
         """Fail with the API's code, message and status in ``failure``, never a traceback."""
