@@ -486,13 +486,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             super(InventoryModule, self).update_cache_if_changed()
         finally:
             os.umask(previous_umask)
-        # A file written before keeps its mode when rewritten; file-based cache plugins name it.
-        cache_file_name = getattr(getattr(self._cache, "_plugin", None), "_get_cache_file_name", None)
-        if self.cache_key and cache_file_name:
-            try:
-                os.chmod(cache_file_name(self.cache_key), CACHE_FILE_MODE)
-            except OSError:
-                pass  # not written (cache disabled or in another backend)
+        # ansible-core 2.21 makes the file 0644 explicitly (and a file written before keeps its
+        # mode): set it afterwards. File-based cache plugins name the file after the key, with
+        # their prefix and, on recent versions, a schema version in front.
+        cache_directory = getattr(getattr(self._cache, "_plugin", None), "_cache_dir", None)
+        if self.cache_key and cache_directory and os.path.isdir(cache_directory):
+            for name in os.listdir(cache_directory):
+                if name.endswith(self.cache_key):
+                    os.chmod(os.path.join(cache_directory, name), CACHE_FILE_MODE)
 
     # ------------------------------------------------------------------- API and cache
 

@@ -105,6 +105,7 @@ def checkable_spec(argument_spec, params):
 
 # The instance modules' option to show the instances' Jupyter token, a credential, in their results.
 JUPYTER_TOKEN_ARGUMENT_SPEC = dict(return_jupyter_token=dict(type="bool", default=False))
+JUPYTER_TOKEN_MASK = "********"
 
 
 class CloudComputeModule(AnsibleModule):
@@ -136,14 +137,17 @@ class CloudComputeModule(AnsibleModule):
         return self._client
 
     def hide_jupyter_tokens(self, instances):
-        """Mask the ``jupyter_token`` of these instance records wherever it would appear in the
-        result, its diff or a failure message, unless O(return_jupyter_token) asks for it."""
+        """The instance records with their ``jupyter_token`` masked, unless O(return_jupyter_token)
+        asks for it; the tokens are masked in any other text of the result too (messages)."""
         if self.params.get("return_jupyter_token"):
-            return
+            return instances
+        masked = []
         for instance in instances:
-            token = instance.get("jupyter_token") if isinstance(instance, dict) else None
-            if token:
-                self.no_log_values.add(token)
+            if isinstance(instance, dict) and instance.get("jupyter_token"):
+                self.no_log_values.add(instance["jupyter_token"])
+                instance = dict(instance, jupyter_token=JUPYTER_TOKEN_MASK)
+            masked.append(instance)
+        return masked
 
     def fail_api(self, error, **result):
         """Fail with the API's code, message and status in ``failure``, never a traceback."""

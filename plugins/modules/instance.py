@@ -508,7 +508,7 @@ class Instance(Resource):
         return current is not None and current.get("status") == ACTION_STATUS.get(action)
 
     def result(self, changed, before, after):
-        self.module.hide_jupyter_tokens([before, after])
+        before, after = self.module.hide_jupyter_tokens([before, after])
         return super(Instance, self).result(changed, before, after)
 
     def view(self, resource):

@@ -168,9 +168,7 @@ def main():
                 query["tag"] = tag_filter_query(tag_filter)
             instances = module.client.get("/instances", params=query or None) or []
         # the API's filters are applied again: an API that ignores one still gives right answers
-        found = [instance for instance in instances if wanted(instance)]
-        module.hide_jupyter_tokens(found)
-        return found
+        return module.hide_jupyter_tokens([instance for instance in instances if wanted(instance)])
 
     module.exit_json(changed=False, instances=module.run(read))
 
