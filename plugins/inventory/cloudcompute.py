@@ -320,7 +320,7 @@ import time
 
 import ansible.template
 from ansible import constants as C
-from ansible.errors import AnsibleParserError, AnsibleRequiredOptionError
+from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
@@ -381,6 +381,11 @@ MAX_NAMES_IN_A_MESSAGE = 10
 API_DATA_TEMPLATED = not hasattr(ansible.template, "trust_as_template")
 if API_DATA_TEMPLATED:
     from ansible.utils.unsafe_proxy import wrap_var
+try:
+    from ansible.errors import AnsibleRequiredOptionError
+except ImportError:  # ansible-core < 2.19: a plain AnsibleError with this text
+    AnsibleRequiredOptionError = None
+MISSING_OPTION_TEXT = "No setting was provided for required configuration"
 
 
 class FetchFailed(Exception):
@@ -464,7 +469,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
         try:
             self._read_config_data(path)
-        except AnsibleRequiredOptionError as error:
+        except AnsibleError as error:
+            missing_option = (isinstance(error, AnsibleRequiredOptionError) if AnsibleRequiredOptionError
+                              else MISSING_OPTION_TEXT in error.message)
+            if not missing_option:
+                raise
             # Ansible names the option; add where else it can come from.
             raise AnsibleParserError("cloudcompute inventory: %s Set it in %s or in the environment (%s)."
                                      % (error.message, path, ", ".join(CREDENTIAL_VARIABLES.values())))
