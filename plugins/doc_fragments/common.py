@@ -121,9 +121,9 @@ options:
     description:
       - Whether the C(jupyter_token) of the instances is shown in the result.
       - The token gives access to the instance's Jupyter server, so it is a credential. By default
-        it is masked (C(********)) in the result, its C(diff) and any message; set V(true) only
-        where the result is kept as safely as a password would be (and register it with
-        C(no_log: true)).
+        it is masked (C(********)) in the result, its C(diff) and any message. Set V(true) only
+        where the result is kept as safely as a password would be, and give the task
+        C(no_log) then.
     type: bool
     default: false
 """

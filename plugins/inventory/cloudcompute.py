@@ -399,7 +399,7 @@ class Criteria:
     def __init__(self, spec, option, defaults=None):
         if not isinstance(spec, dict):
             raise AnsibleParserError("cloudcompute inventory: %s must be a dictionary, got %r" % (option, spec))
-        unknown = sorted(set(spec) - set(FILTER_NAMES))
+        unknown = sorted(str(name) for name in set(spec) - set(FILTER_NAMES))
         if unknown:
             raise AnsibleParserError("cloudcompute inventory: unknown %s %s (known: %s)"
                                      % (option, ", ".join(unknown), ", ".join(FILTER_NAMES)))
@@ -532,7 +532,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             where = "projects[%d]" % index if self.get_option("projects") else None
             if not isinstance(project, dict):
                 raise AnsibleParserError("cloudcompute inventory: %s must be a dictionary, got %r" % (where, project))
-            unknown = sorted(set(project) - set(PROJECT_OPTIONS))
+            unknown = sorted(str(name) for name in set(project) - set(PROJECT_OPTIONS))
             if unknown:
                 raise AnsibleParserError("cloudcompute inventory: unknown options %s in %s (known: %s)"
                                          % (", ".join(unknown), where, ", ".join(PROJECT_OPTIONS)))

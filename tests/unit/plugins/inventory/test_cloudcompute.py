@@ -14,7 +14,6 @@ try:
 except ImportError:  # ansible-core < 2.19: the loader's secrets are enough
     VaultSecretsContext = None
 
-from ansible_collections.cloudcompute.cloud.plugins.inventory import cloudcompute as plugin_module
 
 INSTANCES_ONLY = {"include_clusters": False}
 
@@ -37,15 +36,6 @@ def api_calls(control, path=None):
 
 def token_calls(control):
     return [entry for entry in control.requests()["requests"] if entry["path"] == "/v1/oauth2/token"]
-
-
-@pytest.fixture
-def messages(monkeypatch):
-    """What the plugin says at -v and as warnings."""
-    said = {"v": [], "warning": []}
-    monkeypatch.setattr(plugin_module.display, "v", said["v"].append)
-    monkeypatch.setattr(plugin_module.display, "warning", said["warning"].append)
-    return said
 
 
 @pytest.fixture
