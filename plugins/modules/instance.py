@@ -348,6 +348,11 @@ instance:
       description: Tags (id, key, value).
       type: list
       elements: dict
+    jupyter_token:
+      description:
+        - Token of the instance's Jupyter server, a credential; C(********) unless
+          O(return_jupyter_token=true).
+      type: str
 deleted_volume_ids:
   description: Ids of the volumes deleted with the instance (or, in check mode, that would be).
   returned: when O(state=absent) or O(state=hibernated)

@@ -123,6 +123,11 @@ instances:
       description: Tags (id, key, value).
       type: list
       elements: dict
+    jupyter_token:
+      description:
+        - Token of the instance's Jupyter server, a credential; C(********) unless
+          O(return_jupyter_token=true).
+      type: str
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import JUPYTER_TOKEN_ARGUMENT_SPEC, CloudComputeModule
