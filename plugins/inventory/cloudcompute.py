@@ -856,14 +856,13 @@ def check_records(items, request):
         if not isinstance(item.get("id"), str) or not item["id"]:
             problem = "an id of %s" % _json_type(item.get("id"))
         for field in TEXT_FIELDS:
-            if not isinstance(item.get(field), (str, type(None))):
+            if not _is_a(item.get(field), str):
                 problem = "%s %s" % (field, _json_type(item[field]))
         tags = item.get("tags")
-        if not isinstance(tags, (list, type(None))) or any(
-                not isinstance(tag, dict) or not isinstance(tag.get("key"), str)
-                or not isinstance(tag.get("value"), (str, type(None))) for tag in tags or ()):
+        if not _is_a(tags, list) or any(not isinstance(tag, dict) or not isinstance(tag.get("key"), str)
+                                        or not _is_a(tag.get("value"), str) for tag in tags or ()):
             problem = "tags that are not a list of {key, value} objects"
-        if not isinstance(item.get("worker_nodes"), (list, type(None))):
+        if not _is_a(item.get("worker_nodes"), list):
             problem = "worker_nodes of %s" % _json_type(item["worker_nodes"])
         if problem:
             raise AnsibleParserError("cloudcompute inventory: the API answered a record with %s as element %d of %s"
@@ -892,6 +891,11 @@ def is_plugin_group_name(name):
 def group_name(category, value):
     """``cloudcompute_<category>_<value>`` as a safe group name."""
     return GROUP_NAME_UNSAFE.sub("_", ("%s_%s_%s" % (ALL_HOSTS_GROUP, category, value)).lower())
+
+
+def _is_a(value, kind):
+    """Is the value of that type, or null?"""
+    return value is None or isinstance(value, kind)
 
 
 def _json_type(value):
