@@ -18,9 +18,9 @@ description:
   - Workers are reached through their cluster's jump host. Each worker gets
     C(ansible_ssh_common_args) with an SSH C(ProxyJump) through its jump host, so
     C(ansible -m ping) on a worker works without any hand-written SSH configuration.
-  - Every refresh makes one request for the instances and one for the clusters (none with
-    O(include_clusters=false)), however many hosts there are, plus a token exchange when the
-    token cache shared with the modules holds no valid token. With O(cache) enabled, a load within O(cache_timeout) makes no request at
+  - Every refresh makes, per project, one request for the instances and one for the clusters
+    (none with O(include_clusters=false)), however many hosts there are, plus a token exchange
+    when the token cache shared with the modules holds no valid token. With O(cache) enabled, a load within O(cache_timeout) makes no request at
     all; groups and variables are rebuilt from the cached API answers on every load, so
     changes to grouping options apply at once.
   - The configuration file name must end in C(cloudcompute.yml) or C(cloudcompute.yaml).
