@@ -46,6 +46,8 @@ UNSAFE = {"cloudcompute_instances": "cloudcompute_instances", "web 01": "web_01"
 
 
 def test_reserved_and_unsafe_names_get_a_safe_name_with_a_warning(inventory_run, api, messages):
+    """On ansible-core 2.16 to 2.18 the hostname template would evaluate the Jinja in a
+    description (``{{ 7 * 7 }}`` becoming ``49``) were API data not marked unsafe."""
     ids = {name: deploy(api, name, description=name) for name in RESERVED + ["web-01.example.com"]}
     ids.update((name, deploy(api, "described-%d" % number, description=name)) for number, name in enumerate(UNSAFE))
     inventory = inventory_run.parse(dict(ALL_STATUSES, hostname="{{ cloudcompute_description }}"))
@@ -60,9 +62,9 @@ def test_reserved_and_unsafe_names_get_a_safe_name_with_a_warning(inventory_run,
 
 
 def test_jinja_from_the_api_is_never_templated(inventory_run, api, tmp_path, ansible_env):
-    """End to end with ansible-playbook, on the floor and the ceiling of ansible-core: Jinja in a
-    host name, a tag and a description stays text, and a host named localhost does not take
-    over ``hosts: localhost``."""
+    """End to end with ansible-playbook (this suite runs on ansible-core 2.16 and the ceiling):
+    Jinja in a description, a tag and a variable composed from them stays text, and a host named
+    localhost does not take over ``hosts: localhost``. (Jinja in names: the test above.)"""
     marker = tmp_path / "templated"
     lookup = "{{ lookup('ansible.builtin.pipe', 'touch %s') }}" % marker
     deploy(api, "localhost")
