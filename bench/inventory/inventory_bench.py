@@ -2,10 +2,12 @@
 machinery.
 
 For each size it seeds a fresh emulator with that many running instances (spread over
-locations, instance types and tags) and 50 clusters of 2 workers, then times
+locations, instance types, tags and two projects, read as one source with ``projects``) and 50
+clusters of 2 workers, then times
 ``ansible-inventory --list`` with:
 
-- the plugin, cold: no inventory cache and no cached token (token exchange + 2 API requests);
+- the plugin, cold: no inventory cache and no cached token (per project, a token exchange + 2
+  API requests);
 - the plugin, cached: the inventory cache holds the API's answers (no API request);
 - the floor: a minimal inventory plugin, generated here, that adds exactly the same hosts,
   groups and host variables from a local JSON file with the same public InventoryData calls,
@@ -106,8 +108,15 @@ class Bench:
             handle.write(FLOOR_PLUGIN)
         self.inventory_cache = os.path.join(workdir, "inventory-cache")
         self.config = os.path.join(workdir, "cloudcompute.yml")
+        # reset() keeps credentials: the second project's serves every size
+        second = emulator.control.create_credentials(role="member", project_id="bench-second")
+        self.second_project = second["project_id"]
         write_yaml(self.config, {
             "plugin": "cloudcompute.cloud.cloudcompute",
+            "projects": [
+                {"name": "main", "client_id": emulator.client_id, "client_secret": emulator.client_secret},
+                {"name": "second", "client_id": second["client_id"], "client_secret": second["client_secret"]},
+            ],
             "cache": True,
             "cache_plugin": "ansible.builtin.jsonfile",
             "cache_connection": self.inventory_cache,
@@ -128,7 +137,8 @@ class Bench:
         share, extra = divmod(size, len(INSTANCE_MIX))
         for number, mix in enumerate(INSTANCE_MIX):
             count = share + (1 if number < extra else 0)
-            control.seed(instances=count, hostname_prefix="node%d" % number, **mix)
+            project = self.second_project if number % 2 else None
+            control.seed(instances=count, hostname_prefix="node%d" % number, project_id=project, **mix)
         control.seed(clusters=CLUSTERS, hostname_prefix="cluster", location_code="FIN-01")
 
     def list_inventory(self, source, output, profile=None):

@@ -78,15 +78,15 @@ options:
   client_id:
     description:
       - Client id of a Cloud API credential. Templates (lookups, vaulted variables) are allowed.
+      - Required unless O(projects) names the credentials.
     type: str
-    required: true
     env:
       - name: CLOUDCOMPUTE_CLIENT_ID
   client_secret:
     description:
       - Client secret of that credential. Templates (lookups, vaulted variables) are allowed.
+      - Required unless O(projects) names the credentials.
     type: str
-    required: true
     env:
       - name: CLOUDCOMPUTE_CLIENT_SECRET
   validate_certs:
@@ -112,4 +112,18 @@ options:
       - name: CLOUDCOMPUTE_TOKEN_CACHE
 requirements:
   - requests
+"""
+
+    # The instance modules: whether their results show the instances' Jupyter token.
+    JUPYTER_TOKEN = r"""
+options:
+  return_jupyter_token:
+    description:
+      - Whether the C(jupyter_token) of the instances is shown in the result.
+      - The token gives access to the instance's Jupyter server, so it is a credential. By default
+        it is masked (C(********)) in the result, its C(diff) and any message. Set V(true) only
+        where the result is kept as safely as a password would be, and give the task
+        C(no_log) then.
+    type: bool
+    default: false
 """

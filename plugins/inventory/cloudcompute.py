@@ -18,9 +18,9 @@ description:
   - Workers are reached through their cluster's jump host. Each worker gets
     C(ansible_ssh_common_args) with an SSH C(ProxyJump) through its jump host, so
     C(ansible -m ping) on a worker works without any hand-written SSH configuration.
-  - Every refresh makes one request for the instances and one for the clusters (none with
-    O(include_clusters=false)), however many hosts there are, plus a token exchange when the
-    token cache shared with the modules holds no valid token. With O(cache) enabled, a load within O(cache_timeout) makes no request at
+  - Every refresh makes, per project, one request for the instances and one for the clusters
+    (none with O(include_clusters=false)), however many hosts there are, plus a token exchange
+    when the token cache shared with the modules holds no valid token. With O(cache) enabled, a load within O(cache_timeout) makes no request at
     all; groups and variables are rebuilt from the cached API answers on every load, so
     changes to grouping options apply at once.
   - The configuration file name must end in C(cloudcompute.yml) or C(cloudcompute.yaml).
@@ -32,7 +32,21 @@ description:
     C(private_ip), C(status) plus C(cluster_id), C(cluster_hostname), C(cluster_type) and
     C(location) of its cluster), C(tags) as a dictionary C({key: value}) (the cluster''s tags for
     a worker), and C(host_kind): V(instance), V(jump_host) or V(worker).'
-  - The instance field C(jupyter_token) is a credential and is not made a host variable.
+  - The instance field C(jupyter_token) is a credential, so it is not made a host variable and
+    is never written to the inventory cache.
+  - 'Everything the API answers is data, never a template: on ansible-core 2.16 to 2.18 the
+    plugin marks every host variable unsafe itself (later versions never template plugin data);
+    C(ansible-inventory --list) shows such strings as C({"__ansible_unsafe": "..."}).'
+  - 'Inventory names are safe to use in host patterns: a name that is reserved (V(all),
+    V(ungrouped), V(localhost), V(127.0.0.1), V(::1), C(cloudcompute) or any name starting
+    with C(cloudcompute_)) or holds a character other than letters, digits, C(.), C(-) and C(_)
+    becomes C(<name>_<id>) (other characters replaced by C(_)), with a warning.'
+  - Addresses from the API are used for C(ansible_host) and the workers' C(ProxyJump) only when
+    they are an IP address or a host name; a host with any other address is listed without
+    connection variables, with a warning (its workers get no C(ProxyJump)).
+  - 'With several O(projects), each host also gets C(project) (the project''s O(projects[].name))
+    as a host variable and is in the group C(cloudcompute_project_<name>); with one, only the
+    variable is set.'
   - 'Default groups: C(cloudcompute) (every host), C(cloudcompute_instances),
     C(cloudcompute_jump_hosts), C(cloudcompute_workers), C(cloudcompute_location_<location>),
     C(cloudcompute_status_<status>), C(cloudcompute_instance_type_<instance type>) (instances)
@@ -88,6 +102,71 @@ options:
             freeform tag (one without a value). Keys are compared lowercased, as the API stores
             them.'
         type: dict
+  exclude:
+    description:
+      - Instances and clusters to leave out, even when O(filters) keeps them; a list of filters
+        like O(filters) (without defaults), and a host matching every filter of one entry is left
+        out.
+      - An entry applies to the kinds of hosts all its filters apply to. V(instance_type) applies
+        to instances only and V(cluster_type) to clusters only; V(location) and V(tags) to both,
+        a cluster's exclusion also excluding its workers; an entry with only V(status) also to
+        workers, by their own status.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      status:
+        description:
+          - Statuses to leave out.
+        type: list
+        elements: str
+      location:
+        description:
+          - Location codes to leave out.
+        type: list
+        elements: str
+      instance_type:
+        description:
+          - Instance types to leave out.
+        type: list
+        elements: str
+      cluster_type:
+        description:
+          - Cluster types to leave out.
+        type: list
+        elements: str
+      tags:
+        description:
+          - Tags a host must carry to be left out, as in O(filters.tags).
+        type: dict
+  projects:
+    description:
+      - Several projects in one inventory, each with its own credential. Each project's hosts
+        carry its O(projects[].name) as the host variable C(project) (with O(hostvars_prefix)).
+      - Every project is read with the same O(filters) and options; a host whose name is taken
+        by a host of another project gets C(_<id>) appended, with a warning.
+      - When set, the top-level O(client_id) and O(client_secret) are not used.
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description:
+          - Name of the project in host variables and groups. Defaults to O(projects[].client_id).
+        type: str
+      client_id:
+        description:
+          - Client id of a credential of the project. Templates (lookups, vaulted variables) are allowed.
+        type: str
+        required: true
+      client_secret:
+        description:
+          - Its client secret. Templates (lookups, vaulted variables) are allowed.
+        type: str
+        required: true
+      api_url:
+        description:
+          - API URL of the project, if it differs from O(api_url).
+        type: str
   include_clusters:
     description:
       - Whether clusters become hosts (their jump host, and their workers unless
@@ -151,9 +230,12 @@ notes:
     variables as the modules. The access token is cached in the same O(token_cache) as the
     modules use.
   - When the API cannot be reached, refuses the credentials or keeps answering 429, the
-    inventory fails with one line naming the request and the API's error. If O(cache) is
+    inventory fails with one line naming the request and the API's error; so does an answer
+    that is not a list of records of the expected shape. If O(cache) is
     enabled and the cached answers are younger than O(cache_timeout), they are used instead,
     with a warning (for example on C(--flush-cache) during an outage).
+  - The inventory cache file is written readable by its owner only (mode 0600) by the file-based
+    cache plugins.
   - The C(ProxyJump) connection to the jump host takes its options from your SSH client
     configuration and C(known_hosts), not from Ansible's command line; keep the jump hosts'
     keys in C(known_hosts) (or configure them in C(~/.ssh/config)).
@@ -202,6 +284,25 @@ hostname: "{{ cloudcompute_hostname }}-{{ cloudcompute_location | lower }}"
 hostvars_prefix: cc_
 
 ---
+# projects.cloudcompute.yml: two projects, without their spot and test instances.
+plugin: cloudcompute.cloud.cloudcompute
+projects:
+  - name: training
+    client_id: "{{ lookup('ansible.builtin.env', 'TRAINING_CLIENT_ID') }}"
+    client_secret: "{{ lookup('ansible.builtin.env', 'TRAINING_CLIENT_SECRET') }}"
+  - name: serving
+    client_id: "{{ lookup('ansible.builtin.env', 'SERVING_CLIENT_ID') }}"
+    client_secret: "{{ lookup('ansible.builtin.env', 'SERVING_CLIENT_SECRET') }}"
+exclude:
+  - tags:
+      env: test
+  - location: [FIN-03]
+    instance_type: [CPU.4V.16G]
+keyed_groups:
+  - key: cloudcompute_project
+    prefix: project
+
+---
 # vaulted.cloudcompute.yml: the secret inline, encrypted with ansible-vault encrypt_string.
 plugin: cloudcompute.cloud.cloudcompute
 client_id: cc-3f0c8e
@@ -210,13 +311,25 @@ client_secret: !vault |
   6238643532316566...
 """
 
+import ipaddress
 import json
+import os
 import re
+import shlex
 import time
 
-from ansible.errors import AnsibleParserError, AnsibleRequiredOptionError
+import ansible.template
+from ansible import constants as C
+from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    current_tags,
+    matches_tag_filter,
+    normalize_tag_filter,
+    tag_filter_query,
+)
 
 display = Display()
 
@@ -225,81 +338,124 @@ ALL_HOSTS_GROUP = "cloudcompute"
 KIND_GROUPS = {"instance": "cloudcompute_instances", "jump_host": "cloudcompute_jump_hosts", "worker": "cloudcompute_workers"}
 CREDENTIAL_VARIABLES = {"api_url": "CLOUDCOMPUTE_API_URL", "client_id": "CLOUDCOMPUTE_CLIENT_ID",
                         "client_secret": "CLOUDCOMPUTE_CLIENT_SECRET"}
+PROJECT_OPTIONS = ("name", "api_url", "client_id", "client_secret")
 FILTER_NAMES = ("status", "location", "instance_type", "cluster_type", "tags")
+# The filters that apply to each kind of host (a worker's location and tags are its cluster's,
+# which the cluster's own filters decide).
+KIND_FILTERS = {
+    "instance": frozenset(["status", "location", "instance_type", "tags"]),
+    "cluster": frozenset(["status", "location", "cluster_type", "tags"]),
+    "worker": frozenset(["status"]),
+}
 DEFAULT_STATUSES = ["running"]
-# Fields of the API's records that are secrets rather than facts about a host.
+# Fields of the API's records that are secrets rather than facts about a host: never host
+# variables, never in the inventory cache.
 UNEXPOSED_FIELDS = frozenset(["jupyter_token"])
 # API field holding each connect_with address, per kind of host (clusters report no private
 # address for their jump host, so private_ip finds none there).
 INSTANCE_ADDRESS_FIELDS = {"public_ip": "ip", "private_ip": "private_ip", "hostname": "hostname"}
 WORKER_ADDRESS_FIELDS = {"public_ip": "public_ip", "private_ip": "private_ip", "hostname": "hostname"}
+# Fields this plugin reads from every record: each must be a string or null.
+TEXT_FIELDS = ("hostname", "status", "location", "instance_type", "cluster_type", "ip", "private_ip", "public_ip")
 # The inventory runs at the start of every playbook and has its cache to fall back on: it
 # waits out fewer 429s and transient failures than a module task would.
 RATE_LIMIT_RETRIES = 2
 TRANSIENT_RETRIES = 2
 # Version of the cache entry's layout; an entry of another version is fetched anew.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+CACHE_FILE_MODE = 0o600
 VARIABLE_PREFIX = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)?$")
 GROUP_NAME_UNSAFE = re.compile(r"[^a-z0-9_]")
+# An inventory host name that host patterns, group/host files and SSH take literally: no
+# spaces, pattern operators (, : ! & * ? ~ [ ]), template or shell characters.
+HOST_NAME_SAFE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+HOST_NAME_UNSAFE_CHARACTER = re.compile(r"[^A-Za-z0-9_.-]")
+# Names Ansible gives a meaning of its own (the implicit localhost and its groups).
+RESERVED_HOST_NAMES = frozenset(["all", "ungrouped"]) | frozenset(C.LOCALHOST)
+# A DNS host name (labels of letters, digits, - and _, not starting with -); with IP addresses,
+# the only addresses put into ansible_host and SSH arguments.
+DNS_NAME = re.compile(r"^(?=.{1,253}\.?$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?$")
 MAX_NAMES_IN_A_MESSAGE = 10
+# ansible-core 2.19 and later never template data from plugins unless it is marked trusted;
+# older versions template any string that is not wrapped as unsafe.
+API_DATA_TEMPLATED = not hasattr(ansible.template, "trust_as_template")
+if API_DATA_TEMPLATED:
+    from ansible.utils.unsafe_proxy import wrap_var
+try:
+    from ansible.errors import AnsibleRequiredOptionError
+except ImportError:  # ansible-core < 2.19: a plain AnsibleError with this text
+    AnsibleRequiredOptionError = None
+MISSING_OPTION_TEXT = "No setting was provided for required configuration"
 
 
 class FetchFailed(Exception):
     """The API could not be read (its error, described in one line)."""
 
 
-class Selection:
-    """The ``filters`` option: what the API is asked for, and what is kept of its answer."""
+class Criteria:
+    """One set of filters (``filters``, or an entry of ``exclude``): what each kind of host
+    must match. ``defaults`` are the values of filters not given."""
 
-    def __init__(self, filters):
-        if not isinstance(filters, dict):
-            raise AnsibleParserError("cloudcompute inventory: filters must be a dictionary, got %r" % (filters,))
-        unknown = sorted(set(filters) - set(FILTER_NAMES))
+    def __init__(self, spec, option, defaults=None):
+        if not isinstance(spec, dict):
+            raise AnsibleParserError("cloudcompute inventory: %s must be a dictionary, got %r" % (option, spec))
+        unknown = sorted(str(name) for name in set(spec) - set(FILTER_NAMES))
         if unknown:
-            raise AnsibleParserError("cloudcompute inventory: unknown filters %s (known: %s)"
-                                     % (", ".join(unknown), ", ".join(FILTER_NAMES)))
-        self.statuses = _string_set(filters.get("status", DEFAULT_STATUSES), "status")
-        self.locations = _string_set(filters.get("location"), "location")
-        self.instance_types = _string_set(filters.get("instance_type"), "instance_type")
-        self.cluster_types = _string_set(filters.get("cluster_type"), "cluster_type")
-        tags = filters.get("tags") or {}
+            raise AnsibleParserError("cloudcompute inventory: unknown %s %s (known: %s)"
+                                     % (option, ", ".join(unknown), ", ".join(FILTER_NAMES)))
+        spec = dict(defaults or {}, **spec)
+        self.values = {}
+        for name in ("status", "location", "instance_type", "cluster_type"):
+            values = _string_set(spec.get(name), "%s.%s" % (option, name))
+            if values:
+                self.values[name] = values
+        tags = spec.get("tags") or {}
         if not isinstance(tags, dict):
-            raise AnsibleParserError("cloudcompute inventory: filters.tags must be a dictionary {key: value}, got %r" % (tags,))
-        self.tags = sorted((str(key).strip().lower(), None if value is None else str(value)) for key, value in tags.items())
+            raise AnsibleParserError("cloudcompute inventory: %s.tags must be a dictionary {key: value}, got %r" % (option, tags))
+        self.tags = normalize_tag_filter(tags)
+        self.given = frozenset(self.values) | (frozenset(["tags"]) if self.tags else frozenset())
 
     def instance_query(self):
         """Query parameters of GET /instances: what the API can filter itself."""
         query = {}
-        if len(self.statuses) == 1:
-            query["status"] = next(iter(self.statuses))
+        statuses = self.values.get("status", ())
+        if len(statuses) == 1:
+            query["status"] = next(iter(statuses))
         if self.tags:
-            query["tag"] = [key if value is None else "%s=%s" % (key, value) for key, value in self.tags]
+            query["tag"] = tag_filter_query(self.tags)
         return query
 
-    def keeps_instance(self, instance):
-        return (self._keeps_status(instance)
-                and (not self.locations or instance.get("location") in self.locations)
-                and (not self.instance_types or instance.get("instance_type") in self.instance_types)
-                and self._keeps_tags(instance))
+    def keeps(self, record, kind):
+        """Does the record match every filter given that applies to its kind?"""
+        return all(self._matches(record, name) for name in self.given & KIND_FILTERS[kind])
 
-    def keeps_cluster(self, cluster):
-        return (self._keeps_status(cluster)
-                and (not self.locations or cluster.get("location") in self.locations)
-                and (not self.cluster_types or cluster.get("cluster_type") in self.cluster_types)
-                and self._keeps_tags(cluster))
+    def excludes(self, record, kind):
+        """Does the record match this exclusion: every filter given applies to its kind and matches?"""
+        return self.given <= KIND_FILTERS[kind] and self.keeps(record, kind)
 
-    def keeps_worker(self, worker):
-        return self._keeps_status(worker)
+    def _matches(self, record, name):
+        if name == "tags":
+            return matches_tag_filter(record, self.tags)
+        return record.get(name) in self.values[name]
 
-    def _keeps_status(self, record):
-        return not self.statuses or record.get("status") in self.statuses
 
-    def _keeps_tags(self, record):
-        # The API filters instances by tag already; clusters have no tag filter in the API.
-        if not self.tags:
-            return True
-        present = tags_dict(record.get("tags"))
-        return all(key in present if value is None else present.get(key) == value for key, value in self.tags)
+class Selection:
+    """The ``filters`` and ``exclude`` options: which records become hosts."""
+
+    def __init__(self, filters, exclude):
+        self.filters = Criteria(filters, "filters", {"status": DEFAULT_STATUSES})
+        if not isinstance(exclude, list):
+            raise AnsibleParserError("cloudcompute inventory: exclude must be a list of filters, got %r" % (exclude,))
+        self.exclusions = [Criteria(entry, "exclude[%d]" % index) for index, entry in enumerate(exclude)]
+        for index, exclusion in enumerate(self.exclusions):
+            if not exclusion.given:
+                raise AnsibleParserError("cloudcompute inventory: exclude[%d] gives no filter, so it would exclude every host" % index)
+
+    def instance_query(self):
+        return self.filters.instance_query()
+
+    def keeps(self, record, kind):
+        return self.filters.keeps(record, kind) and not any(exclusion.excludes(record, kind) for exclusion in self.exclusions)
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
@@ -313,7 +469,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
         try:
             self._read_config_data(path)
-        except AnsibleRequiredOptionError as error:
+        except AnsibleError as error:
+            missing_option = (isinstance(error, AnsibleRequiredOptionError) if AnsibleRequiredOptionError
+                              else MISSING_OPTION_TEXT in error.message)
+            if not missing_option:
+                raise
             # Ansible names the option; add where else it can come from.
             raise AnsibleParserError("cloudcompute inventory: %s Set it in %s or in the environment (%s)."
                                      % (error.message, path, ", ".join(CREDENTIAL_VARIABLES.values())))
@@ -322,60 +482,105 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             raise AnsibleParserError("cloudcompute inventory: hostvars_prefix %r is not the start of a variable name "
                                      "(letters, digits and _, not starting with a digit)" % prefix)
         self.prefix = prefix
-        self.selection = Selection(self.get_option("filters"))
+        self.selection = Selection(self.get_option("filters"), self.get_option("exclude") or [])
+        self.cache_key = None
         listing = self._load_listing(path, use_cache=cache)
         self._populate(listing)
 
+    def update_cache_if_changed(self):
+        """Write the inventory cache readable by its owner only, whatever the umask: it lists the
+        project's hosts and addresses."""
+        previous_umask = os.umask(0o077)
+        try:
+            super(InventoryModule, self).update_cache_if_changed()
+        finally:
+            os.umask(previous_umask)
+        # ansible-core 2.21 makes the file 0644 explicitly (and a file written before keeps its
+        # mode): set it afterwards. File-based cache plugins name the file after the key, with
+        # their prefix and, on recent versions, a schema version in front.
+        cache_directory = getattr(getattr(self._cache, "_plugin", None), "_cache_dir", None)
+        if self.cache_key and cache_directory and os.path.isdir(cache_directory):
+            for name in os.listdir(cache_directory):
+                if name.endswith(self.cache_key):
+                    os.chmod(os.path.join(cache_directory, name), CACHE_FILE_MODE)
+
     # ------------------------------------------------------------------- API and cache
 
-    def _connection(self):
-        """The connection options, templated: lookups, vaulted values and extra vars work."""
-        options = {}
-        for name in ("api_url", "client_id", "client_secret", "token_cache"):
-            value = self.get_option(name)
-            if value is not None and not isinstance(value, (bool, int, float)):
-                if self.templar.is_template(value):
-                    self.templar.available_variables = self._vars
-                    value = self.templar.template(value)
-                # str() also decrypts a vault-encrypted value.
-                value = str(value)
-            options[name] = value
-        missing = [name for name in CREDENTIAL_VARIABLES if not options[name]]
-        if missing:
-            raise AnsibleParserError("cloudcompute inventory: %s empty (set in the configuration file or as %s)"
-                                     % (" and ".join(missing), ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)))
-        options["api_url"] = options["api_url"].rstrip("/")
-        options["validate_certs"] = self.get_option("validate_certs")
-        options["request_timeout"] = self.get_option("request_timeout")
-        return options
+    def _templated(self, value):
+        """An option value, templated: lookups, vaulted values and extra vars work."""
+        if value is None or isinstance(value, (bool, int, float)):
+            return value
+        if self.templar.is_template(value):
+            self.templar.available_variables = self._vars
+            value = self.templar.template(value)
+        # str() also decrypts a vault-encrypted value.
+        return str(value)
+
+    def _connections(self):
+        """The connection options of each project: ``projects``, else the top-level credentials."""
+        common = {
+            "api_url": self._templated(self.get_option("api_url")),
+            "token_cache": self._templated(self.get_option("token_cache")),
+            "validate_certs": self.get_option("validate_certs"),
+            "request_timeout": self.get_option("request_timeout"),
+        }
+        projects = self.get_option("projects")
+        if not projects:
+            projects = [{"client_id": self.get_option("client_id"), "client_secret": self.get_option("client_secret")}]
+        connections = []
+        for index, project in enumerate(projects):
+            where = "projects[%d]" % index if self.get_option("projects") else None
+            if not isinstance(project, dict):
+                raise AnsibleParserError("cloudcompute inventory: %s must be a dictionary, got %r" % (where, project))
+            unknown = sorted(str(name) for name in set(project) - set(PROJECT_OPTIONS))
+            if unknown:
+                raise AnsibleParserError("cloudcompute inventory: unknown options %s in %s (known: %s)"
+                                         % (", ".join(unknown), where, ", ".join(PROJECT_OPTIONS)))
+            connection = dict(common)
+            connection.update((name, self._templated(value)) for name, value in project.items()
+                              if name != "name" and value is not None)
+            missing = [name for name in CREDENTIAL_VARIABLES if not connection.get(name)]
+            if missing:
+                if where:
+                    raise AnsibleParserError("cloudcompute inventory: %s has no %s" % (where, " and no ".join(missing)))
+                raise AnsibleParserError("cloudcompute inventory: %s empty (set in the configuration file or as %s)"
+                                         % (" and ".join(missing), ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)))
+            connection["api_url"] = connection["api_url"].rstrip("/")
+            connections.append((str(project.get("name") or connection["client_id"]), connection))
+        names = [name for name, _connection in connections]
+        if len(set(names)) != len(names):
+            raise AnsibleParserError("cloudcompute inventory: projects must have different names (or client ids): %s"
+                                     % ", ".join(names))
+        return connections
 
     def _load_listing(self, path, use_cache):
-        """The API's answers: from the cache when it holds fresh ones for this query, else fetched."""
-        connection = self._connection()
+        """The API's answers per project: from the cache when it holds fresh ones for this
+        query, else fetched."""
+        connections = self._connections()
         # What the cached answers depend on: another project, credential or API-side filter
         # makes them a different listing.
         source = {
-            "api_url": connection["api_url"],
-            "client_id": connection["client_id"],
+            "projects": [[name, connection["api_url"], connection["client_id"]] for name, connection in connections],
             "instances_query": self.selection.instance_query(),
             "clusters": bool(self.get_option("include_clusters")),
         }
         caching = bool(self.get_option("cache"))
-        cache_key = self.get_cache_key(path) if caching else None
-        cached = self._fresh_cache_entry(cache_key, source) if caching else None
+        self.cache_key = self.get_cache_key(path) if caching else None
+        cached = self._fresh_cache_entry(self.cache_key, source) if caching else None
         if cached is not None and use_cache:
             display.vvv("cloudcompute inventory: using the cached API answers from %s" % _age(cached))
             return decode_listing(cached)
         try:
-            fetched = self._fetch(connection, source)
+            fetched = self._fetch(connections, source)
         except FetchFailed as failure:
             if cached is None:
                 raise AnsibleParserError("cloudcompute inventory: %s" % failure)
             display.warning("cloudcompute inventory: %s; using the cached API answers from %s" % (failure, _age(cached)))
             return decode_listing(cached)
+        listing = decode_listing(fetched)
         if caching:
-            self._cache[cache_key] = fetched
-        return decode_listing(fetched)
+            self._cache[self.cache_key] = fetched
+        return listing
 
     def _fresh_cache_entry(self, cache_key, source):
         try:
@@ -391,7 +596,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             return None
         return entry
 
-    def _fetch(self, connection, source):
+    def _fetch(self, connections, source):
         # Imported here, not at the top: a load served from the cache needs no HTTP stack, and
         # importing requests costs a tenth of a second or more.
         from ansible_collections.cloudcompute.cloud.plugins.module_utils import _api
@@ -399,25 +604,29 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if not _api.HAS_REQUESTS:
             raise AnsibleParserError("cloudcompute inventory: the requests Python library is required on the controller: %s"
                                      % _api.REQUESTS_IMPORT_ERROR)
-        client = _api.ApiClient(max_rate_limit_retries=RATE_LIMIT_RETRIES, max_transient_retries=TRANSIENT_RETRIES,
-                                **connection)
         started = time.time()
-        # The API's answers are kept as the text it sent: the cache stores and reloads one
-        # string per list instead of tens of thousands of objects, and decoding happens once.
-        try:
-            instances = client.get_text("/instances", params=source["instances_query"])
-            clusters = client.get_text("/clusters") if source["clusters"] else "[]"
-        except _api.ApiError as error:
-            raise FetchFailed(str(error))
+        projects = []
+        requests_made = token_requests = 0
+        for name, connection in connections:
+            client = _api.ApiClient(max_rate_limit_retries=RATE_LIMIT_RETRIES, max_transient_retries=TRANSIENT_RETRIES,
+                                    **connection)
+            # The API's answers are kept as the text it sent: the cache stores and reloads one
+            # string per list instead of tens of thousands of objects, and decoding happens once.
+            try:
+                instances = client.get_text("/instances", params=source["instances_query"])
+                clusters = client.get_text("/clusters") if source["clusters"] else "[]"
+            except _api.ApiError as error:
+                raise FetchFailed("project %s: %s" % (name, error) if len(connections) > 1 else str(error))
+            requests_made += client.stats["requests"]
+            token_requests += client.stats["token_requests"]
+            projects.append({"name": name, "instances": without_secrets(instances), "clusters": clusters})
         display.vv("cloudcompute inventory: %d API requests (%d token exchanges) in %.2f s"
-                   % (client.stats["requests"], client.stats["token_requests"], time.time() - started))
-        return {"format": CACHE_FORMAT, "fetched_at": time.time(), "source": source,
-                "instances": instances, "clusters": clusters}
+                   % (requests_made, token_requests, time.time() - started))
+        return {"format": CACHE_FORMAT, "fetched_at": time.time(), "source": source, "projects": projects}
 
     # --------------------------------------------------------------------------- hosts
 
     def _populate(self, listing):
-        instances, clusters = listing
         connect_with = self.get_option("connect_with")
         worker_connect_with = self.get_option("worker_connect_with")
         selection = self.selection
@@ -427,24 +636,30 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self.workers_without_proxy_jump = []
         self.names_taken = set()
         self.group_names = {}
+        self.several_projects = len(listing) > 1
         hosts = []
         instance_address = INSTANCE_ADDRESS_FIELDS[connect_with]
-        for instance in instances:
-            if selection.keeps_instance(instance):
-                hosts.append(self._resource_host(instance, "instance", ("instance_type", instance.get("instance_type")), instance_address, connect_with))
-        if self.get_option("include_clusters"):
-            include_workers = self.get_option("include_workers")
-            worker_address = WORKER_ADDRESS_FIELDS[worker_connect_with]
+        include_clusters = self.get_option("include_clusters")
+        include_workers = self.get_option("include_workers")
+        worker_address = WORKER_ADDRESS_FIELDS[worker_connect_with]
+        for project, instances, clusters in listing:
+            for instance in instances:
+                if selection.keeps(instance, "instance"):
+                    hosts.append(self._resource_host(instance, project, "instance", ("instance_type", instance.get("instance_type")),
+                                                     instance_address, connect_with))
+            if not include_clusters:
+                continue
             for cluster in clusters:
-                if not selection.keeps_cluster(cluster):
+                if not selection.keeps(cluster, "cluster"):
                     continue
-                jump_host = self._resource_host(cluster, "jump_host", ("cluster", cluster.get("hostname")), instance_address, connect_with)
+                jump_host = self._resource_host(cluster, project, "jump_host", ("cluster", cluster.get("hostname")),
+                                                instance_address, connect_with)
                 hosts.append(jump_host)
                 if include_workers:
                     proxy_jump = self._proxy_jump_argument(jump_host)
                     for worker in cluster.get("worker_nodes") or ():
-                        if selection.keeps_worker(worker):
-                            worker_host = self._worker_host(worker, cluster, worker_address, worker_connect_with, proxy_jump)
+                        if selection.keeps(worker, "worker"):
+                            worker_host = self._worker_host(worker, cluster, project, worker_address, worker_connect_with, proxy_jump)
                             hosts.append(worker_host)
                             if not proxy_jump:
                                 self.workers_without_proxy_jump.append(worker_host[0])
@@ -454,15 +669,15 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                       "to their inventory name: %s" % (len(names), connect_option, _some(names)))
         if self.workers_without_proxy_jump:
             names = self.workers_without_proxy_jump
-            display.v("cloudcompute inventory: %d workers have no ProxyJump because their jump host has no address: %s"
+            display.v("cloudcompute inventory: %d workers have no ProxyJump because their jump host has no usable address: %s"
                       % (len(names), _some(names)))
 
-    def _resource_host(self, resource, kind, own_group, address_field, connect_with):
+    def _resource_host(self, resource, project, kind, own_group, address_field, connect_with):
         """An instance or a cluster's jump host, its API fields as host vars; grouped by kind,
         location, status and ``own_group`` (instance type, or cluster), a (name, value) pair."""
         prefix = self.prefix
         hostvars = {prefix + key: value for key, value in resource.items() if key not in UNEXPOSED_FIELDS}
-        hostvars[prefix + "tags"] = tags_dict(resource.get("tags"))
+        hostvars[prefix + "tags"] = current_tags(resource)
         hostvars[prefix + "host_kind"] = kind
         groups = [
             KIND_GROUPS[kind],
@@ -470,26 +685,28 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             self._group_name("status", resource.get("status")),
             self._group_name(*own_group),
         ]
-        return self._host(resource, hostvars, groups, resource.get(address_field), connect_with)
+        return self._host(resource, project, hostvars, groups, resource.get(address_field), connect_with)
 
-    def _worker_host(self, worker, cluster, address_field, connect_with, proxy_jump):
+    def _worker_host(self, worker, cluster, project, address_field, connect_with, proxy_jump):
         prefix = self.prefix
         hostvars = {prefix + key: value for key, value in worker.items() if key not in UNEXPOSED_FIELDS}
         hostvars[prefix + "cluster_id"] = cluster.get("id")
         hostvars[prefix + "cluster_hostname"] = cluster.get("hostname")
         hostvars[prefix + "cluster_type"] = cluster.get("cluster_type")
         hostvars[prefix + "location"] = cluster.get("location")
-        hostvars[prefix + "tags"] = tags_dict(cluster.get("tags"))
+        hostvars[prefix + "tags"] = current_tags(cluster)
         hostvars[prefix + "host_kind"] = "worker"
-        if proxy_jump:
-            hostvars["ansible_ssh_common_args"] = proxy_jump
         groups = [
             KIND_GROUPS["worker"],
             self._group_name("location", cluster.get("location")),
             self._group_name("status", worker.get("status")),
             self._group_name("cluster", cluster.get("hostname")),
         ]
-        return self._host(worker, hostvars, groups, worker.get(address_field), "worker " + connect_with)
+        host = self._host(worker, project, hostvars, groups, worker.get(address_field), "worker " + connect_with)
+        # A worker reached at an unusable address gets no connection variables at all.
+        if proxy_jump and "ansible_host" in host[1]:
+            host[1]["ansible_ssh_common_args"] = proxy_jump
+        return host
 
     def _group_name(self, category, value):
         # Thousands of hosts share a handful of values: name each group once.
@@ -499,8 +716,19 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             name = self.group_names[key] = group_name(category, value)
         return name
 
-    def _host(self, record, hostvars, groups, address, connect_with):
+    def _host(self, record, project, hostvars, groups, address, connect_with):
         """(inventory name, host variables, default groups) of one host."""
+        hostvars[self.prefix + "project"] = project
+        if self.several_projects:
+            groups.append(self._group_name("project", project))
+        if API_DATA_TEMPLATED:
+            # Every value came from the API: mark it unsafe, so that nothing in it is ever
+            # templated (the hostname option and the constructed options template over them).
+            hostvars = wrap_var(hostvars)
+        if address and not is_safe_address(address):
+            display.warning("cloudcompute inventory: the %s of %s is %r, neither an IP address nor a host name; "
+                            "the host is listed without connection variables" % (connect_with, record["id"], address))
+            address = None
         if address:
             hostvars["ansible_host"] = address
         name = self._inventory_name(record, hostvars)
@@ -516,20 +744,27 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 name = self.templar.template(template)
             except Exception as error:
                 raise AnsibleParserError("cloudcompute inventory: the hostname template failed for %s: %s"
-                                         % (record.get("id"), error))
+                                         % (record["id"], error))
         else:
             name = record.get("hostname")
-        name = str(name or record.get("id"))
+        name = str(name or record["id"])
+        if not HOST_NAME_SAFE.match(name) or name in RESERVED_HOST_NAMES or is_plugin_group_name(name):
+            safe = safe_host_name(name, record["id"])
+            display.warning("cloudcompute inventory: %r is reserved by Ansible or this plugin or is not a valid "
+                            "inventory host name; %s is named %s" % (name, record["id"], safe))
+            name = safe
         if name in self.names_taken:
-            unique = "%s_%s" % (name, record.get("id"))
+            unique = safe_host_name(name, record["id"])
             display.warning("cloudcompute inventory: the name %s is taken by another host; %s is named %s"
-                            % (name, record.get("id"), unique))
+                            % (name, record["id"], unique))
             name = unique
         self.names_taken.add(name)
         return name
 
     def _proxy_jump_argument(self, jump_host):
-        """SSH arguments that reach a worker through the jump host (None when it has no address)."""
+        """SSH arguments that reach a worker through the jump host (None when it has no usable
+        address). The address was checked to be an IP address or a host name; quoted all the
+        same, as Ansible splits the arguments like a shell."""
         address = jump_host[1].get("ansible_host")
         if not address:
             return None
@@ -540,7 +775,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         target = "%s@%s" % (user, address) if user else address
         if port and port != 22:
             target += ":%d" % port
-        return "-o ProxyJump=%s" % target
+        return "-o %s" % shlex.quote("ProxyJump=" + target)
 
     def _add_to_inventory(self, hosts):
         inventory = self.inventory
@@ -566,28 +801,113 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 self._add_host_to_keyed_groups(keyed_groups, hostvars, name, strict=strict)
 
 
+def without_secrets(instances_text):
+    """The instances answer without the fields that are secrets, so that the inventory cache
+    never stores them. The text is kept verbatim when it holds none (the usual case for a
+    project without Jupyter)."""
+    if not any(field in instances_text for field in UNEXPOSED_FIELDS):
+        return instances_text
+    try:
+        instances = json.loads(instances_text)
+    except ValueError:
+        return instances_text  # refused by decode_listing with the API's own text
+    if isinstance(instances, list):
+        for instance in instances:
+            if isinstance(instance, dict):
+                for field in UNEXPOSED_FIELDS:
+                    instance.pop(field, None)
+    return json.dumps(instances)
+
+
 def decode_listing(entry):
-    """(instances, clusters) from the API's answers as stored by ``_fetch``."""
-    lists = []
-    for key in ("instances", "clusters"):
-        try:
-            items = json.loads(entry[key])
-        except ValueError as error:
-            raise AnsibleParserError("cloudcompute inventory: the API's %s answer is not JSON: %s" % (key, error))
-        if not isinstance(items, list):
-            raise AnsibleParserError("cloudcompute inventory: the API's %s answer is not a list" % key)
-        lists.append(items)
-    return lists
+    """[(project, instances, clusters)] from the API's answers as stored by ``_fetch``, each
+    record checked to have the shape this plugin reads."""
+    listing = []
+    for project in entry["projects"]:
+        lists = []
+        for key in ("instances", "clusters"):
+            request = "GET /%s" % key
+            if len(entry["projects"]) > 1:
+                request += " (project %s)" % project["name"]
+            try:
+                items = json.loads(project[key])
+            except ValueError as error:
+                raise AnsibleParserError("cloudcompute inventory: the API's answer to %s is not JSON: %s" % (request, error))
+            check_records(items, request)
+            if key == "clusters":
+                for cluster in items:
+                    check_records(cluster.get("worker_nodes") or [], "%s (worker_nodes of cluster %s)" % (request, cluster["id"]))
+            lists.append(items)
+        listing.append((project["name"], lists[0], lists[1]))
+    return listing
 
 
-def tags_dict(tags):
-    """The API's tag list ``[{id, key, value}]`` as ``{key: value}``."""
-    return dict((tag.get("key"), tag.get("value", "")) for tag in tags or () if isinstance(tag, dict))
+def check_records(items, request):
+    """Refuse, with a message naming the request, an answer that is not a list of records with
+    an id and text (or null) in each field this plugin reads."""
+    if not isinstance(items, list):
+        raise AnsibleParserError("cloudcompute inventory: the API answered %s to %s where a list of objects was expected"
+                                 % (_json_type(items), request))
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise AnsibleParserError("cloudcompute inventory: the API answered %s as element %d of %s where a list of "
+                                     "objects was expected" % (_json_type(item), index, request))
+        problem = None
+        if not isinstance(item.get("id"), str) or not item["id"]:
+            problem = "an id of %s" % _json_type(item.get("id"))
+        for field in TEXT_FIELDS:
+            if not _is_a(item.get(field), str):
+                problem = "%s %s" % (field, _json_type(item[field]))
+        tags = item.get("tags")
+        if not _is_a(tags, list) or any(not isinstance(tag, dict) or not isinstance(tag.get("key"), str)
+                                        or not _is_a(tag.get("value"), str) for tag in tags or ()):
+            problem = "tags that are not a list of {key, value} objects"
+        if not _is_a(item.get("worker_nodes"), list):
+            problem = "worker_nodes of %s" % _json_type(item["worker_nodes"])
+        if problem:
+            raise AnsibleParserError("cloudcompute inventory: the API answered a record with %s as element %d of %s"
+                                     % (problem, index, request))
+
+
+def is_safe_address(address):
+    """Is the address an IP address or a DNS host name, so nothing else can reach SSH with it?"""
+    try:
+        ipaddress.ip_address(address)
+        return True
+    except ValueError:
+        return bool(DNS_NAME.match(address))
+
+
+def safe_host_name(name, record_id):
+    """``<name>_<id>`` with every character a host name cannot hold replaced by ``_``."""
+    return HOST_NAME_UNSAFE_CHARACTER.sub("_", "%s_%s" % (name.lstrip(".-"), record_id)).lstrip("_") or "host"
+
+
+def is_plugin_group_name(name):
+    """Is the name one of this plugin's groups (or the start of one it generates)?"""
+    return name == ALL_HOSTS_GROUP or name.startswith(ALL_HOSTS_GROUP + "_")
 
 
 def group_name(category, value):
     """``cloudcompute_<category>_<value>`` as a safe group name."""
     return GROUP_NAME_UNSAFE.sub("_", ("%s_%s_%s" % (ALL_HOSTS_GROUP, category, value)).lower())
+
+
+def _is_a(value, kind):
+    """Is the value of that type, or null?"""
+    return value is None or isinstance(value, kind)
+
+
+def _json_type(value):
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an object" if isinstance(value, dict) else "a list"
 
 
 def _string_set(value, name):
@@ -596,7 +916,7 @@ def _string_set(value, name):
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise AnsibleParserError("cloudcompute inventory: filters.%s must be a string or a list of strings, got %r" % (name, value))
+        raise AnsibleParserError("cloudcompute inventory: %s must be a string or a list of strings, got %r" % (name, value))
     return frozenset(value)
 
 

@@ -22,6 +22,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     ApiError,
     MissingCredentials,
 )
+# Raised by the helpers and modules, handled by CloudComputeModule.run(); imported from here by most.
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 
 # The options of plugins/doc_fragments/common.py (module variant): keep both in step.
 COMMON_ARGUMENT_SPEC = dict(
@@ -103,13 +105,9 @@ def checkable_spec(argument_spec, params):
     return argument_spec if safe is None else safe
 
 
-class ModuleFailure(Exception):
-    """A failure found by the module itself (bad input, timeout, ambiguity): ``fail_json`` it."""
-
-    def __init__(self, msg, **result):
-        super(ModuleFailure, self).__init__(msg)
-        self.msg = msg
-        self.result = result
+# The instance modules' option to show the instances' Jupyter token, a credential, in their results.
+JUPYTER_TOKEN_ARGUMENT_SPEC = dict(return_jupyter_token=dict(type="bool", default=False))
+JUPYTER_TOKEN_MASK = "********"
 
 
 class CloudComputeModule(AnsibleModule):
@@ -139,6 +137,19 @@ class CloudComputeModule(AnsibleModule):
                 token_cache=self.params["token_cache"],
             )
         return self._client
+
+    def hide_jupyter_tokens(self, instances):
+        """The instance records with their ``jupyter_token`` masked, unless O(return_jupyter_token)
+        asks for it; the tokens are masked in any other text of the result too (messages)."""
+        if self.params.get("return_jupyter_token"):
+            return instances
+        masked = []
+        for instance in instances:
+            if isinstance(instance, dict) and instance.get("jupyter_token"):
+                self.no_log_values.add(instance["jupyter_token"])
+                instance = dict(instance, jupyter_token=JUPYTER_TOKEN_MASK)
+            masked.append(instance)
+        return masked
 
     def fail_api(self, error, **result):
         """Fail with the API's code, message and status in ``failure``, never a traceback."""

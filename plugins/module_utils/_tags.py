@@ -13,9 +13,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import EXPIRY_TAG, expiry_tag_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 
 MAX_TAGS = 10
 MAX_KEY_LENGTH = 63
@@ -99,7 +98,8 @@ def tag_inputs(tags):
 
 
 def current_tags(resource):
-    """``{key: value}`` of the tags on a resource as the API returns it."""
+    """``{key: value}`` of the tags on a resource as the API returns it; a tag without a value
+    (missing or null) is a freeform tag, ``""``."""
     return dict((tag["key"], tag.get("value") or "") for tag in resource.get("tags") or [])
 
 
@@ -142,6 +142,10 @@ def apply_tag_changes(client, tags_path, to_add, to_remove):
 
     Adding is safe to retry: if a lost response hid a successful add, the retry answers 409
     (already linked), which is the state we wanted; likewise 404 for a tag already removed."""
+    # Imported here: the rest of this file is pure and the inventory plugin uses it without
+    # loading the HTTP stack (a load served from its cache makes no request).
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+
     for tag in to_remove:
         try:
             client.delete("%s/%s" % (tags_path, tag.get("id") or tag["key"]))

@@ -26,6 +26,7 @@ author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
   - cloudcompute.cloud.common
+  - cloudcompute.cloud.common.JUPYTER_TOKEN
   - cloudcompute.cloud.wait
   - cloudcompute.cloud.tags
   - ansible.builtin.action_common_attributes
@@ -347,6 +348,11 @@ instance:
       description: Tags (id, key, value).
       type: list
       elements: dict
+    jupyter_token:
+      description:
+        - Token of the instance's Jupyter server, a credential; C(********) unless
+          O(return_jupyter_token=true).
+      type: str
 deleted_volume_ids:
   description: Ids of the volumes deleted with the instance (or, in check mode, that would be).
   returned: when O(state=absent) or O(state=hibernated)
@@ -364,6 +370,7 @@ import copy
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    JUPYTER_TOKEN_ARGUMENT_SPEC,
     TAGS_ARGUMENT_SPEC,
     WAIT_ARGUMENT_SPEC,
     CloudComputeModule,
@@ -505,6 +512,10 @@ class Instance(Resource):
         if action in ("delete", "hibernate"):
             return current is None or current.get("status") in GOING_AWAY
         return current is not None and current.get("status") == ACTION_STATUS.get(action)
+
+    def result(self, changed, before, after):
+        before, after = self.module.hide_jupyter_tokens([before, after])
+        return super(Instance, self).result(changed, before, after)
 
     def view(self, resource):
         if not resource:
@@ -794,6 +805,7 @@ def main():
     )
     argument_spec.update(WAIT_ARGUMENT_SPEC)
     argument_spec.update(TAGS_ARGUMENT_SPEC)
+    argument_spec.update(JUPYTER_TOKEN_ARGUMENT_SPEC)
     module = CloudComputeModule(
         argument_spec=argument_spec,
         required_one_of=[("id", "hostname")],

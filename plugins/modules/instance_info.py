@@ -19,6 +19,7 @@ author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
   - cloudcompute.cloud.common
+  - cloudcompute.cloud.common.JUPYTER_TOKEN
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
   - cloudcompute.cloud.attributes.info_module
@@ -122,9 +123,14 @@ instances:
       description: Tags (id, key, value).
       type: list
       elements: dict
+    jupyter_token:
+      description:
+        - Token of the instance's Jupyter server, a credential; C(********) unless
+          O(return_jupyter_token=true).
+      type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import JUPYTER_TOKEN_ARGUMENT_SPEC, CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     matches_tag_filter,
@@ -142,6 +148,7 @@ def main():
             tags=dict(type="dict"),
             location_code=dict(type="str", aliases=["location"]),
             instance_type=dict(type="str"),
+            **JUPYTER_TOKEN_ARGUMENT_SPEC
         ),
     )
     params = module.params
@@ -166,7 +173,7 @@ def main():
                 query["tag"] = tag_filter_query(tag_filter)
             instances = module.client.get("/instances", params=query or None) or []
         # the API's filters are applied again: an API that ignores one still gives right answers
-        return [instance for instance in instances if wanted(instance)]
+        return module.hide_jupyter_tokens([instance for instance in instances if wanted(instance)])
 
     module.exit_json(changed=False, instances=module.run(read))
 

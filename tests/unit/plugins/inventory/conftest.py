@@ -49,3 +49,14 @@ def inventory_run(emulator_reset, tmp_path, monkeypatch):
     monkeypatch.setenv("CLOUDCOMPUTE_TOKEN_CACHE", str(tmp_path / "tokens"))
     yield InventoryRun(tmp_path)
     emulator_reset.control.clear_faults()
+
+
+@pytest.fixture
+def messages(monkeypatch):
+    """What the plugin says at -v and as warnings."""
+    from ansible_collections.cloudcompute.cloud.plugins.inventory import cloudcompute as plugin_module
+
+    said = {"v": [], "warning": []}
+    monkeypatch.setattr(plugin_module.display, "v", said["v"].append)
+    monkeypatch.setattr(plugin_module.display, "warning", said["warning"].append)
+    return said

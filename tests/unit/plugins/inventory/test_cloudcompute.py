@@ -7,9 +7,13 @@ import pytest
 import requests
 from ansible.errors import AnsibleParserError
 from ansible.parsing.dataloader import DataLoader
-from ansible.parsing.vault import VaultLib, VaultSecret, VaultSecretsContext
+from ansible.parsing.vault import VaultLib, VaultSecret
 
-from ansible_collections.cloudcompute.cloud.plugins.inventory import cloudcompute as plugin_module
+try:
+    from ansible.parsing.vault import VaultSecretsContext
+except ImportError:  # ansible-core < 2.19: the loader's secrets are enough
+    VaultSecretsContext = None
+
 
 INSTANCES_ONLY = {"include_clusters": False}
 
@@ -32,15 +36,6 @@ def api_calls(control, path=None):
 
 def token_calls(control):
     return [entry for entry in control.requests()["requests"] if entry["path"] == "/v1/oauth2/token"]
-
-
-@pytest.fixture
-def messages(monkeypatch):
-    """What the plugin says at -v and as warnings."""
-    said = {"v": [], "warning": []}
-    monkeypatch.setattr(plugin_module.display, "v", said["v"].append)
-    monkeypatch.setattr(plugin_module.display, "warning", said["warning"].append)
-    return said
 
 
 @pytest.fixture
@@ -185,7 +180,8 @@ def test_compose_groups_and_keyed_groups(inventory_run, fleet):
                       {"key": "cloudcompute_tags.role | default(omit)", "prefix": "role"}],
     ))
     web = host_vars(inventory, "web-00001")
-    assert (web["ansible_user"], web["ansible_port"], web["cores"]) == ("ubuntu", 2222, 4)
+    # ansible-core before 2.19 gives composed values as text (unless jinja2_native is on)
+    assert (web["ansible_user"], int(web["ansible_port"]), int(web["cores"])) == ("ubuntu", 2222, 4)
     assert web["label"] == "web-00001@FIN-01"
     assert host_names(inventory, "gpu_hosts") == ["train-00001", "train-00002"]
     assert host_names(inventory, "env_prod") == ["web-00001", "web-00002", "web-00003"]
@@ -357,7 +353,8 @@ def test_credentials_may_be_vault_encrypted(inventory_run, fleet, monkeypatch, e
                     + "".join("  %s\n" % line for line in encrypted.splitlines()))
     loader = DataLoader()
     loader.set_vault_secrets(secrets)
-    monkeypatch.setattr(VaultSecretsContext, "_current", VaultSecretsContext(secrets))  # as the CLI sets it up
+    if VaultSecretsContext:
+        monkeypatch.setattr(VaultSecretsContext, "_current", VaultSecretsContext(secrets))  # as the CLI sets it up
     inventory = inventory_run.parse_file(path, loader=loader)
     assert len(host_names(inventory)) == 5
 
