@@ -26,7 +26,7 @@ options:
     description:
       - When the resource expires, counted from now, as a duration such as V(90m), V(8h), V(3d)
         or V(1h30m). It is stored as the tag C(expires-at) (UTC, ISO 8601), which the role
-        M(cloudcompute.cloud.reaper) acts on.
+        C(cloudcompute.cloud.reaper) acts on.
       - Counted from the run that first sets it. A resource that already carries an
         C(expires-at) tag keeps it, so running the task again neither reports a change nor
         postpones the expiry; use O(expires_at) to move it.

@@ -14,7 +14,7 @@ description:
   - Takes a list of instances, clusters or volumes as the C(_info) modules return them and
     returns those whose C(expires-at) tag lies in the past (plus O(grace)), and those whose
     C(expires-at) tag is not a date, each summarised with what it costs per hour.
-  - Resources without the tag are in neither list. The role M(cloudcompute.cloud.reaper) is
+  - Resources without the tag are in neither list. The role C(cloudcompute.cloud.reaper) is
     built on this filter.
   - The tag holds a UTC timestamp in ISO 8601, as the O(cloudcompute.cloud.instance#module:expires_in)
     and O(cloudcompute.cloud.instance#module:expires_at) options write it; offsets, fractions of a
