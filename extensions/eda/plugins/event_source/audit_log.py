@@ -9,18 +9,18 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import logging
+import sys
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._event_source import (
-    SourceError,
-    build_client,
-    failure_delay,
-    is_permanent,
-    load_state,
-    positive_number,
-    save_state,
-)
+try:
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
+except ImportError:
+    # ansible-rulebook runs a source from its file (runpy), with no collection path on sys.path:
+    # add the one this file is installed in (<root>/ansible_collections/cloudcompute/cloud/...).
+    sys.path.append(str(Path(__file__).resolve().parents[7]))
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
 
 DOCUMENTATION = r"""
 ---
@@ -181,16 +181,16 @@ def _timestamp(text):
 
 
 def _settings(args):
-    interval = positive_number(args.get("interval", 10), "interval")
+    interval = _event_source.positive_number(args.get("interval", 10), "interval")
     start = args.get("start", "now")
     if start not in ("now", "beginning"):
-        raise SourceError("start must be now or beginning, got %r" % (start,))
+        raise _event_source.SourceError("start must be now or beginning, got %r" % (start,))
     types = args.get("types") or []
     if isinstance(types, str):
         types = [types]
     page_size = int(args.get("page_size", MAX_PAGE_SIZE))
     if not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise SourceError("page_size must be 1 to %d, got %d" % (MAX_PAGE_SIZE, page_size))
+        raise _event_source.SourceError("page_size must be 1 to %d, got %d" % (MAX_PAGE_SIZE, page_size))
     return interval, start, list(types), args.get("state_file"), page_size
 
 
@@ -200,20 +200,20 @@ def _wanted(event, types):
 
 async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:
     interval, start, types, state_file, page_size = _settings(args)
-    reader = AuditLogReader(build_client(args), page_size, load_state(state_file))
+    reader = AuditLogReader(_event_source.build_client(args), page_size, _event_source.load_state(state_file))
     failures = 0
     while True:
         try:
             if reader.position is None and start == "now":
                 await asyncio.to_thread(reader.start_at_newest)
                 if state_file:
-                    save_state(state_file, reader.position)
+                    _event_source.save_state(state_file, reader.position)
             events = await asyncio.to_thread(reader.new_events)
         except Exception as error:  # pylint: disable=broad-except
-            if is_permanent(error):
-                raise SourceError("audit log: %s" % error.describe()) from None
+            if _event_source.is_permanent(error):
+                raise _event_source.SourceError("audit log: %s" % error.describe()) from None
             failures += 1
-            delay = failure_delay(failures, interval)
+            delay = _event_source.failure_delay(failures, interval)
             LOGGER.warning("audit log poll failed (%s); trying again in %.0f s", error, delay)
             await asyncio.sleep(delay)
             continue
@@ -223,7 +223,7 @@ async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:
                 await queue.put(event)
             reader.advance(event)
             if state_file:
-                save_state(state_file, reader.position)
+                _event_source.save_state(state_file, reader.position)
         await asyncio.sleep(interval)
 
 

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+from pathlib import Path
 from typing import Any
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._event_source import (
-    SourceError,
-    build_client,
-    failure_delay,
-    is_permanent,
-    positive_number,
-)
+try:
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
+except ImportError:
+    # ansible-rulebook runs a source from its file (runpy), with no collection path on sys.path:
+    # add the one this file is installed in (<root>/ansible_collections/cloudcompute/cloud/...).
+    sys.path.append(str(Path(__file__).resolve().parents[7]))
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
 
 DOCUMENTATION = r"""
 ---
@@ -28,10 +30,11 @@ description:
   - C(change) is V(added) (a new instance; C(previous_status) is null), V(status_changed), or
     V(removed) (gone from the list; C(status) is null). C(kind) is V(instance) or V(cluster).
     C(instance) is the record as the API returned it (the last one seen, for V(removed)).
-  - C(evicted) is true for a spot instance the service took back - its change to V(discontinued),
-    and its V(removed) event when the source saw it V(discontinued) before it disappeared. A spot
-    instance is V(discontinued) for about a minute before it is gone, so keep O(interval) well
-    below that to tell evictions from deletions.
+  - C(evicted) is true for a spot instance the service took back - its change to V(discontinued)
+    and its V(removed) event. When a spot instance disappears between two polls without the source
+    having seen it V(discontinued) (or V(deleting)), the audit log tells whether the service
+    removed it (readable by the project owner and admins; for other credentials such a removal
+    counts as not evicted).
   - C(volume_ids) are the volumes attached to the instance when the source last saw any
     attached - after an eviction the API already lists none on the instance, so this is where a
     rulebook finds the kept volumes to re-attach.
@@ -93,6 +96,8 @@ EXAMPLES = r"""
 
 LOGGER = logging.getLogger(__name__)
 EVICTED_STATUS = "discontinued"
+# what a removal by the project itself goes through
+DELETING_STATUSES = ("deleting",)
 
 
 class InstanceWatch:
@@ -129,9 +134,30 @@ class InstanceWatch:
                 events.append(self._event("status_changed", key, record, before.get("status"), record.get("status")))
         for key, before in previous.items():
             if key not in current:
-                events.append(self._event("removed", key, before, before.get("status"), None))
+                event = self._event("removed", key, before, before.get("status"), None)
+                if before.get("is_spot") and not event["evicted"] and before.get("status") not in DELETING_STATUSES:
+                    # gone between two polls without being seen discontinued or deleting
+                    event["evicted"] = self.evicted_per_audit_log(before)
+                events.append(event)
                 self.volume_ids.pop(key, None)
         return events
+
+    def evicted_per_audit_log(self, instance):
+        """Whether the audit log holds the service's own delete of this instance (an eviction)."""
+        params = {"object_type": "compute", "action": "delete", "page_size": 100}
+        if instance.get("created_at"):
+            params["start_date"] = instance["created_at"]
+        try:
+            events = self.client.get("/audit/log", params=params) or {}
+        except _event_source.ApiError as error:
+            if error.status != 403:
+                raise
+            LOGGER.warning("cannot tell whether spot instance %s was evicted: the audit log is for the project "
+                           "owner and admins only", instance.get("id"))
+            return False
+        return any(event.get("subject") == instance.get("id") and
+                   (event.get("data") or {}).get("request_origin") == "system"
+                   for event in events.get("data") or [])
 
     def _event(self, change, key, record, previous_status, status):
         kind = key[0]
@@ -148,18 +174,18 @@ class InstanceWatch:
 
 
 async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:
-    interval = positive_number(args.get("interval", 10), "interval")
+    interval = _event_source.positive_number(args.get("interval", 10), "interval")
     emit_existing = bool(args.get("emit_existing", False))
-    watch = InstanceWatch(build_client(args), bool(args.get("include_clusters", False)))
+    watch = InstanceWatch(_event_source.build_client(args), bool(args.get("include_clusters", False)))
     failures = 0
     while True:
         try:
             events = await asyncio.to_thread(watch.changes, emit_existing)
         except Exception as error:  # pylint: disable=broad-except
-            if is_permanent(error):
-                raise SourceError("instances: %s" % error.describe()) from None
+            if _event_source.is_permanent(error):
+                raise _event_source.SourceError("instances: %s" % error.describe()) from None
             failures += 1
-            delay = failure_delay(failures, interval)
+            delay = _event_source.failure_delay(failures, interval)
             LOGGER.warning("instance poll failed (%s); trying again in %.0f s", error, delay)
             await asyncio.sleep(delay)
             continue
