@@ -4,7 +4,6 @@ demo timing profile; spot instances are evicted through the control API, and the
 must come back running with the same hostname, tags and kept volumes."""
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +17,6 @@ from cloudcompute_emulator.testing import run_emulator
 BIN = os.path.dirname(sys.executable)
 PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA7v8M0pXSGfM2n4TlbVa3w4uyCr/nm0Ue2dQ1+jCqBo eda"
 
-pytestmark = pytest.mark.skipif(not shutil.which("java"), reason="ansible-rulebook needs a Java runtime")
 
 
 @pytest.fixture(scope="module")
