@@ -18,7 +18,6 @@ BIN = os.path.dirname(sys.executable)
 PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA7v8M0pXSGfM2n4TlbVa3w4uyCr/nm0Ue2dQ1+jCqBo eda"
 
 
-
 @pytest.fixture(scope="module")
 def demo_emulator():
     with run_emulator(profile="demo") as emulator:

@@ -3,7 +3,6 @@
 import pytest
 
 
-
 @pytest.fixture
 def source_args(emulator_reset, tmp_path):
     """The connection arguments of a source for the reset emulator (no token cache)."""

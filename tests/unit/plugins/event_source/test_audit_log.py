@@ -23,7 +23,7 @@ class Project:
         self.made = 0
 
     def make_events(self, count):
-        for _ in range(count):
+        for _number in range(count):
             self.made += 1
             response = self.session.post(self.emulator.api_url + "/scripts",
                                          json={"name": "script-%05d" % self.made, "script": "#!/bin/sh\n"})
