@@ -3,7 +3,8 @@
 import pytest
 import requests
 
-from ansible_collections.cloudcompute.cloud.extensions.eda.plugins.event_source.instances import main
+from ansible_collections.cloudcompute.cloud.extensions.eda.plugins.event_source.instances import InstanceWatch, main
+from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
 
 from source_runner import collect, run
 
@@ -84,3 +85,22 @@ def test_deleted_instance_is_not_evicted_and_existing_ones_on_request(emulator_r
     assert seen[0] == ("added", "first", None, "running")
     assert seen[-1][:2] == ("removed", "first") and seen[-1][3] is None
     assert not any(event["evicted"] for event in events)
+
+
+def test_eviction_between_two_polls_is_told_by_the_audit_log(emulator_reset, api, source_args):
+    """A spot instance evicted and gone between two polls (never seen discontinued) is still an
+    eviction; one the project deleted is not."""
+    control = emulator_reset.control
+    evicted = deploy(api, "evicted", is_spot=True)
+    deleted = deploy(api, "deleted", is_spot=True)
+    control.advance_clock(10)
+    watch = InstanceWatch(_event_source.build_client(source_args()))
+    assert watch.changes() == []
+    control.evict(evicted)
+    api("PUT", "/instances", json={"action": "delete", "id": deleted})
+    control.advance_clock(120)
+    removed = {event["instance"]["hostname"]: event for event in watch.changes()}
+    assert {name: (event["change"], event["previous_status"], event["evicted"]) for name, event in removed.items()} == {
+        "evicted": ("removed", "running", True),
+        "deleted": ("removed", "running", False),
+    }
