@@ -55,7 +55,7 @@ def connection_settings(args, environ=None):
     if missing:
         raise SourceError("missing %s: set the source argument or %s" % (
             ", ".join(missing), ", ".join(CONNECTION_OPTIONS[option][0] for option in missing)))
-    settings["validate_certs"] = _boolean(settings["validate_certs"], "validate_certs")
+    settings["validate_certs"] = boolean(settings["validate_certs"], "validate_certs")
     settings["request_timeout"] = positive_number(settings["request_timeout"], "request_timeout")
     return settings
 
@@ -74,7 +74,7 @@ def positive_number(value, name):
     return number
 
 
-def _boolean(value, name):
+def boolean(value, name):
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()

@@ -175,8 +175,9 @@ class InstanceWatch:
 
 async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:
     interval = _event_source.positive_number(args.get("interval", 10), "interval")
-    emit_existing = bool(args.get("emit_existing", False))
-    watch = InstanceWatch(_event_source.build_client(args), bool(args.get("include_clusters", False)))
+    emit_existing = _event_source.boolean(args.get("emit_existing", False), "emit_existing")
+    include_clusters = _event_source.boolean(args.get("include_clusters", False), "include_clusters")
+    watch = InstanceWatch(_event_source.build_client(args), include_clusters)
     failures = 0
     while True:
         try:
