@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help demo test bootstrap sanity units emulator-tests integration reliability lint molecule \
+.PHONY: help demo test bootstrap sanity units emulator-tests integration reliability eda-tests lint molecule \
 	release-tests awx-tests docs-tests build ee docs bench clean
 
 help: ## list the targets
@@ -31,6 +31,9 @@ integration: ## playbooks of every module against the emulator
 
 reliability: ## faults, lost responses, token expiry, secrets, bad input, durability, TLS
 	@tools/test.sh reliability
+
+eda-tests: ## ansible-rulebook runs the spot recovery rulebook against the emulator
+	@tools/test.sh eda
 
 lint: ## ansible-lint, production profile
 	@tools/test.sh lint

@@ -10,6 +10,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 # openssh-server: the inventory end-to-end test and the demo's configuration play reach
 # emulated hosts through a local sshd.  Usage: install_system_packages [ssh-only]
 # chromium, chromium-driver: the docs stage opens the built site in headless Chromium (WebDriver).
+# openjdk-17-jre-headless: ansible-rulebook (the eda stage) needs a Java runtime.
 install_system_packages() {
     local missing=()
     [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
@@ -18,6 +19,8 @@ install_system_packages() {
         command -v shellcheck >/dev/null || missing+=(shellcheck)
         [ -x /usr/bin/chromium ] || missing+=(chromium)
         [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+        # the eda stage: ansible-rulebook's rules engine (Drools) runs in a JVM
+        command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
     fi
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=()

@@ -4,7 +4,7 @@
 # Usage: tools/test.sh [stage ...]   (default: all stages, in order)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL_STAGES=(sanity-floor sanity-ceiling units-floor units-ceiling emulator integration reliability lint molecule release awx docs)
+ALL_STAGES=(sanity-floor sanity-ceiling units-floor units-ceiling emulator integration reliability eda lint molecule release awx docs)
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=("${ALL_STAGES[@]}")
 
@@ -72,6 +72,8 @@ for stage in "${stages[@]}"; do
         integration) run_stage "$stage" run_pytest "$CEILING_VENV" tests/integration -n 2 ;;
         # Two workers too: the scenarios wait on the emulator clock and its injected faults.
         reliability) run_stage "$stage" run_pytest "$CEILING_VENV" tests/reliability -n 2 ;;
+        # ansible-rulebook runs the collection's rulebooks against an emulator (tests/eda).
+        eda) run_stage "$stage" run_pytest "$CEILING_VENV" tests/eda ;;
         lint) run_stage "$stage" run_ansible_lint ;;
         molecule) run_stage "$stage" run_molecule ;;
         release) run_stage "$stage" run_pytest "$CEILING_VENV" tests/release ;;

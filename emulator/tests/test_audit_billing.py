@@ -113,3 +113,31 @@ def test_settings_balance_resets_every_project(api: ApiClient, control) -> None:
     api.ssh_key()
     assert_error(api.post("/instances", json={"hostname": "h", "image": "ubuntu-24.04", "instance_type": "CPU.4V.16G",
                                               "location_code": "FIN-01"}), 402, "insufficient_funds")
+
+
+def test_eviction_records_system_events(api: ApiClient, settle, control) -> None:
+    """What the service does by itself is in the audit log too, without an actor."""
+    api.ssh_key()
+    instance_id = api.deploy(is_spot=True, volumes=[{"name": "keep", "size": 1, "type": "NVMe"}])
+    settle()
+    control.evict(instance_id)
+    settle()
+    events = api.ok("GET", "/audit/log", params={"page_size": 5}).json()["data"]
+    system = [event for event in events if event["data"]["request_origin"] == "system"]
+    assert [event["type"].split(".")[-3:-1] for event in system] == [
+        ["compute", "delete_complete"], ["compute", "delete"], ["volume", "detach_complete"], ["volume", "detach_complete"],
+    ]
+    assert {event["subject"] for event in system[:2]} == {instance_id}
+    assert all(event["data"]["actor_id"] is None for event in system)
+    assert system[1]["data"]["compute"]["status"] == "discontinued"
+    assert "keep" in {event["data"]["volume"]["name"] for event in system[2:]}
+
+
+def test_cursor_pages_stay_stable_while_events_arrive(api: ApiClient) -> None:
+    for number in range(5):
+        api.ok("POST", "/scripts", 201, json={"name": f"s{number}", "script": "x"})
+    first = api.ok("GET", "/audit/log", params={"page_size": 2}).json()
+    api.ok("POST", "/scripts", 201, json={"name": "late", "script": "x"})
+    second = api.ok("GET", "/audit/log", params={"page_size": 2, "cursor": first["cursor"]}).json()
+    names = [event["data"]["startup_script"]["name"] for event in first["data"] + second["data"]]
+    assert names == ["s4", "s3", "s2", "s1"]

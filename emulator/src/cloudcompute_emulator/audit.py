@@ -6,6 +6,8 @@
 (``compute``, ``volume``, ``ssh_key``, ``startup_script``, ...).
 
 Routes record their events with ``ctx.audit(object_type, action, subject, location_code=..., <name>=view)``.
+What the service does by itself (a spot eviction, an instance or volume finally gone) is recorded
+with :func:`record_system_event`: ``request_origin`` ``system`` and no actor.
 """
 
 from __future__ import annotations
@@ -33,30 +35,53 @@ DOWNLOAD_LINK_SECONDS = 15 * 60
 def record_event(
     ctx: ApiContext, object_type: str, action: str, subject: str, location_code: str | None = None, **objects: Any
 ) -> None:
+    origin = {"request_origin": "api", "actor_id": ctx.caller.user_id, "client_id": ctx.caller.client_id}
+    _store_event(ctx.state, ctx.project_id, object_type, action, subject, location_code, origin, objects)
+
+
+def record_system_event(
+    state: EmulatorState,
+    project_id: str,
+    object_type: str,
+    action: str,
+    subject: str,
+    location_code: str | None = None,
+    at: float | None = None,
+    **objects: Any,
+) -> None:
+    """An event of a change the service made by itself, at ``at`` (default now) on the emulator clock."""
+    origin = {"request_origin": "system", "actor_id": None}
+    _store_event(state, project_id, object_type, action, subject, location_code, origin, objects, at)
+
+
+def _store_event(
+    state: EmulatorState,
+    project_id: str,
+    object_type: str,
+    action: str,
+    subject: str,
+    location_code: str | None,
+    origin: dict[str, Any],
+    objects: dict[str, Any],
+    at: float | None = None,
+) -> None:
     # whole milliseconds, as the event's "time" shows it, so date filters agree with what clients see
-    now = math.floor(ctx.now() * 1000) / 1000
-    data: dict[str, Any] = {
-        "location_code": location_code,
-        "request_origin": "api",
-        "actor_id": ctx.caller.user_id,
-        "client_id": ctx.caller.client_id,
-        **objects,
-    }
+    now = math.floor((state.clock.now() if at is None else at) * 1000) / 1000
     event = {
         "specversion": "1.0",
         "id": new_id(),
-        "source": f"/projects/{ctx.project_id}",
+        "source": f"/projects/{project_id}",
         "type": f"com.service.api.{PRODUCER}.{object_type}.{action}.v1",
         "subject": subject,
         "time": isoformat(now),
-        "data": data,
+        "data": {"location_code": location_code, **origin, **objects},
     }
-    ctx.store.insert(
+    state.store.insert(
         kinds.AUDIT_EVENTS,
         {
             "id": event["id"],
-            "seq": ctx.store.next_counter("audit_seq"),
-            "project_id": ctx.project_id,
+            "seq": state.store.next_counter("audit_seq"),
+            "project_id": project_id,
             "ts": now,
             "object_type": object_type,
             "action": action,

@@ -14,6 +14,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from cloudcompute_emulator import catalog, kinds, tags
+from cloudcompute_emulator.audit import record_system_event
 from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.errors import ApiError, invalid, not_found
 from cloudcompute_emulator.lifecycle import transition_hook
@@ -227,6 +228,10 @@ def _remove(state: EmulatorState, instance: Record, at: float, _params: dict) ->
             volumes.unlink(state, volume_table[volume_id], instance)
     # gone from the API; kept for raw dumps (tests that look for duplicates)
     state.store.retire(kinds.INSTANCES, instance["id"], isoformat(at))
+    record_system_event(
+        state, instance["project_id"], "compute", "delete_complete", instance["id"],
+        location_code=instance["location"], at=at, compute=view(state, instance),
+    )
 
 
 def begin_removal(state: EmulatorState, instance: Record, status: str, step: str, at: float | None = None) -> None:
@@ -354,8 +359,20 @@ def evict(state: EmulatorState, instance: Record) -> None:
         policy = volume["on_spot_discontinue"]
         if policy == "delete_permanently":
             volumes.delete_permanently(state, volume)
+            action = "delete"
         elif policy == "move_to_trash":
             volumes.move_to_trash(state, volume)
+            action = "trash"
         else:
             volumes.mark_detached(state, volume)
+            action = "detach_complete"
+        record_system_event(
+            state, volume["project_id"], "volume", action, volume_id,
+            location_code=volume["location"], volume=volumes.view(state, volume),
+        )
     begin_removal(state, instance, "discontinued", "instance.discontinued")
+    # the eviction is the service's own doing: an audit event without an actor
+    record_system_event(
+        state, instance["project_id"], "compute", "delete", instance["id"],
+        location_code=instance["location"], compute=view(state, instance),
+    )

@@ -1,0 +1,237 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Event source: the project's audit log, each event once, oldest first."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import logging
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+try:
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
+except ImportError:
+    # ansible-rulebook runs a source from its file (runpy), with no collection path on sys.path:
+    # add the one this file is installed in (<root>/ansible_collections/cloudcompute/cloud/...).
+    sys.path.append(str(Path(__file__).resolve().parents[7]))
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
+
+DOCUMENTATION = r"""
+---
+short_description: Events from the audit log of a Cloud Compute project
+description:
+  - Polls the project's audit log (C(GET /v1/audit/log)) and puts every audit event on the queue
+    once and in the order it happened, oldest first. Each event is the CloudEvents 1.0 object the
+    API returns (C(specversion), C(id), C(source), C(type), C(subject), C(time), C(data)).
+  - C(data.request_origin) tells who made the change - V(api) for a call through the API, with
+    C(data.actor_id), V(system) for what the service did by itself, such as evicting a spot
+    instance (C(com.service.api.public-api.compute.delete.v1)) or removing an instance for good
+    (C(...compute.delete_complete.v1)).
+  - With O(state_file), the position in the log is written after every event put on the queue, and
+    a restarted source continues right after the last event it delivered - nothing is lost or
+    repeated across restarts. Without it, a restart starts again as O(start) says.
+  - Rate limiting (HTTP 429) is waited out as C(Retry-After) says, server errors and lost
+    connections are retried with backoff, and the access token is renewed before it expires; a
+    poll that still fails is logged and tried again later, without losing the position. Wrong
+    credentials or a caller without access to the audit log (owner and admins only) stop the
+    source with the API's message.
+options:
+  api_url:
+    description: The API endpoint, with the version (C(https://.../v1)). Falls back to E(CLOUDCOMPUTE_API_URL).
+    type: str
+  client_id:
+    description: OAuth2 client id. Falls back to E(CLOUDCOMPUTE_CLIENT_ID).
+    type: str
+  client_secret:
+    description: OAuth2 client secret. Falls back to E(CLOUDCOMPUTE_CLIENT_SECRET). Never logged or put in an event.
+    type: str
+  validate_certs:
+    description: Verify the API's TLS certificate. Falls back to E(CLOUDCOMPUTE_VALIDATE_CERTS).
+    type: bool
+    default: true
+  request_timeout:
+    description: Seconds to wait for each HTTP response. Falls back to E(CLOUDCOMPUTE_REQUEST_TIMEOUT).
+    type: float
+    default: 30
+  token_cache:
+    description:
+      - Directory of the access token cache (0600 files, never the secret), shared with the modules.
+        V(false) switches it off. Falls back to E(CLOUDCOMPUTE_TOKEN_CACHE).
+    type: str
+    default: ~/.cache/cloudcompute.cloud/tokens
+  interval:
+    description: Seconds between two polls of the audit log.
+    type: float
+    default: 10
+  start:
+    description:
+      - Where a source without a saved position begins - V(now) delivers only events recorded after
+        it started, V(beginning) every event the log still holds first.
+      - Ignored when O(state_file) holds a position.
+    type: str
+    choices: [now, beginning]
+    default: now
+  types:
+    description:
+      - Only events whose C(type) matches one of these shell-style patterns, such as
+        V(com.service.api.*.compute.*) or V(*.delete.v1). All events when not set.
+      - Events left out still move the position on.
+    type: list
+    elements: str
+  state_file:
+    description:
+      - File that keeps the position in the log across restarts (JSON, written atomically).
+        Use one file per source and project.
+    type: path
+  page_size:
+    description: Events per API request, 1 to 100.
+    type: int
+    default: 100
+"""
+
+EXAMPLES = r"""
+- name: React to spot evictions and removals the service made by itself
+  hosts: localhost
+  sources:
+    - cloudcompute.cloud.audit_log:
+        interval: 5
+        types:
+          - com.service.api.public-api.compute.*
+        state_file: /var/lib/eda/cloudcompute-audit.json
+  rules:
+    - name: An evicted spot instance
+      condition: >-
+        event.type == "com.service.api.public-api.compute.delete.v1"
+        and event.data.request_origin == "system"
+      action:
+        debug:
+          msg: "{{ event.subject }} was evicted"
+"""
+
+LOGGER = logging.getLogger(__name__)
+MAX_PAGE_SIZE = 100
+
+
+class AuditLogReader:
+    """The position in the log, and the events after it, oldest first.
+
+    The API lists the log newest first, older pages by cursor. The position is the time of the
+    newest event delivered and the ids of the events delivered with that same time: a poll asks
+    for the events at or after that time (so it reads only what is new, across as many pages as
+    that takes) and drops those ids.
+    """
+
+    def __init__(self, client, page_size=MAX_PAGE_SIZE, position=None):
+        self.client = client
+        self.page_size = page_size
+        self.position = position
+
+    def newest_events(self, since=None):
+        """Every event at or after ``since`` (an RFC 3339 time), newest first."""
+        params = {"page_size": self.page_size}
+        if since:
+            params["start_date"] = since
+        events = []
+        while True:
+            page = self.client.get("/audit/log", params=params) or {}
+            events.extend(page.get("data") or [])
+            cursor = page.get("cursor")
+            if not cursor:
+                return events
+            params = dict(params, cursor=cursor)
+
+    def start_at_newest(self):
+        """Position after the newest event in the log (nothing delivered from before now)."""
+        page = self.client.get("/audit/log", params={"page_size": 1}) or {}
+        newest = page.get("data") or []
+        if not newest:
+            self.position = {"time": None, "ids": []}
+            return
+        time = newest[0]["time"]
+        self.position = {"time": time, "ids": [event["id"] for event in self.newest_events(time) if event["time"] == time]}
+
+    def new_events(self):
+        """The events after the position, oldest first."""
+        since = self.position.get("time") if self.position else None
+        delivered = set(self.position.get("ids") or []) if self.position else set()
+        events = [event for event in reversed(self.newest_events(since)) if event.get("id") not in delivered]
+        if since:
+            # the API compares times itself; drop anything it still returns from before the position
+            cutoff = _timestamp(since)
+            events = [event for event in events if _timestamp(event["time"]) >= cutoff]
+        return events
+
+    def advance(self, event):
+        position = self.position or {"time": None, "ids": []}
+        if position["time"] == event["time"]:
+            position = {"time": event["time"], "ids": position["ids"] + [event["id"]]}
+        else:
+            position = {"time": event["time"], "ids": [event["id"]]}
+        self.position = position
+
+
+def _timestamp(text):
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def _settings(args):
+    interval = _event_source.positive_number(args.get("interval", 10), "interval")
+    start = args.get("start", "now")
+    if start not in ("now", "beginning"):
+        raise _event_source.SourceError("start must be now or beginning, got %r" % (start,))
+    types = args.get("types") or []
+    if isinstance(types, str):
+        types = [types]
+    page_size = int(args.get("page_size", MAX_PAGE_SIZE))
+    if not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise _event_source.SourceError("page_size must be 1 to %d, got %d" % (MAX_PAGE_SIZE, page_size))
+    return interval, start, list(types), args.get("state_file"), page_size
+
+
+def _wanted(event, types):
+    return not types or any(fnmatch.fnmatchcase(event.get("type", ""), pattern) for pattern in types)
+
+
+async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:
+    interval, start, types, state_file, page_size = _settings(args)
+    reader = AuditLogReader(_event_source.build_client(args), page_size, _event_source.load_state(state_file))
+    failures = 0
+    while True:
+        try:
+            if reader.position is None and start == "now":
+                await asyncio.to_thread(reader.start_at_newest)
+                if state_file:
+                    _event_source.save_state(state_file, reader.position)
+            events = await asyncio.to_thread(reader.new_events)
+        except Exception as error:  # pylint: disable=broad-except
+            if _event_source.is_permanent(error):
+                raise _event_source.SourceError("audit log: %s" % error.describe()) from None
+            failures += 1
+            delay = _event_source.failure_delay(failures, interval)
+            LOGGER.warning("audit log poll failed (%s); trying again in %.0f s", error, delay)
+            await asyncio.sleep(delay)
+            continue
+        failures = 0
+        for event in events:
+            if _wanted(event, types):
+                await queue.put(event)
+            reader.advance(event)
+            if state_file:
+                _event_source.save_state(state_file, reader.position)
+        await asyncio.sleep(interval)
+
+
+if __name__ == "__main__":
+    # A quick look at a project's log with the CLOUDCOMPUTE_* variables: python audit_log.py
+
+    class PrintQueue:
+        async def put(self, event):
+            print(event)
+
+    asyncio.run(main(PrintQueue(), {"start": "beginning", "token_cache": "false"}))

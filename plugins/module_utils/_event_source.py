@@ -1,0 +1,123 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What the Event-Driven Ansible sources (``extensions/eda/plugins/event_source/``) share: the
+API client built from a source's arguments (with the ``CLOUDCOMPUTE_*`` variables as fallback,
+as for the modules), a poll that outlives transient failures, and a JSON state file written
+atomically. Like ``_api.py`` it imports nothing from Ansible: ansible-rulebook loads the
+sources in its own Python.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import tempfile
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
+    DEFAULT_TOKEN_CACHE,
+    ApiClient,
+    ApiError,
+)
+
+# option -> (environment variable, default); the same names and fallbacks as the modules' options
+CONNECTION_OPTIONS = {
+    "api_url": ("CLOUDCOMPUTE_API_URL", None),
+    "client_id": ("CLOUDCOMPUTE_CLIENT_ID", None),
+    "client_secret": ("CLOUDCOMPUTE_CLIENT_SECRET", None),
+    "validate_certs": ("CLOUDCOMPUTE_VALIDATE_CERTS", True),
+    "request_timeout": ("CLOUDCOMPUTE_REQUEST_TIMEOUT", 30),
+    "token_cache": ("CLOUDCOMPUTE_TOKEN_CACHE", DEFAULT_TOKEN_CACHE),
+}
+
+# Answers that polling again will not change: wrong credentials, a caller who may not read the
+# resource, a bad request. The source stops with the API's message instead of retrying forever.
+PERMANENT_STATUSES = (400, 401, 403, 404)
+MAX_FAILURE_DELAY = 300.0
+
+
+class SourceError(Exception):
+    """A source's arguments are wrong, or the API refused it for good."""
+
+
+def connection_settings(args, environ=None):
+    environ = os.environ if environ is None else environ
+    settings = {}
+    for option, (variable, default) in CONNECTION_OPTIONS.items():
+        value = args.get(option)
+        if value is None:
+            value = environ.get(variable, default)
+        settings[option] = value
+    missing = [option for option in ("api_url", "client_id", "client_secret") if not settings[option]]
+    if missing:
+        raise SourceError("missing %s: set the source argument or %s" % (
+            ", ".join(missing), ", ".join(CONNECTION_OPTIONS[option][0] for option in missing)))
+    settings["validate_certs"] = boolean(settings["validate_certs"], "validate_certs")
+    settings["request_timeout"] = positive_number(settings["request_timeout"], "request_timeout")
+    return settings
+
+
+def build_client(args, environ=None):
+    return ApiClient(**connection_settings(args, environ))
+
+
+def positive_number(value, name):
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = 0
+    if number <= 0:
+        raise SourceError("%s must be a positive number, got %r" % (name, value))
+    return number
+
+
+def boolean(value, name):
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise SourceError("%s must be a boolean, got %r" % (name, value))
+
+
+def failure_delay(failures, interval):
+    """Seconds to wait after the n-th poll in a row that failed: doubling, capped."""
+    return min(interval * 2 ** min(failures, 16), max(interval, MAX_FAILURE_DELAY))
+
+
+def is_permanent(error):
+    return isinstance(error, ApiError) and error.status in PERMANENT_STATUSES
+
+
+def load_state(path):
+    if not path:
+        return None
+    try:
+        with open(path) as handle:
+            return json.load(handle)
+    except (IOError, OSError):
+        if os.path.exists(path):
+            raise
+        return None
+    except ValueError as error:
+        raise SourceError("state_file %s is not the JSON this source writes: %s" % (path, error))
+
+
+def save_state(path, state):
+    """Replace the file in one step (write a sibling, rename): a crash leaves the old or the new."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        os.makedirs(directory)
+    handle, temporary = tempfile.mkstemp(prefix=".state-", dir=directory)
+    try:
+        with os.fdopen(handle, "w") as output:
+            json.dump(state, output)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
