@@ -212,7 +212,12 @@ import json
 import re
 import time
 
-from ansible.errors import AnsibleParserError, AnsibleRequiredOptionError
+from ansible.errors import AnsibleParserError
+
+try:
+    from ansible.errors import AnsibleRequiredOptionError
+except ImportError:  # ansible-core < 2.18 raises its parent class for a missing required option
+    from ansible.errors import AnsibleOptionsError as AnsibleRequiredOptionError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
