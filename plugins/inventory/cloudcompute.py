@@ -212,12 +212,12 @@ import json
 import re
 import time
 
-from ansible.errors import AnsibleParserError
+from ansible.errors import AnsibleError, AnsibleParserError
 
 try:
     from ansible.errors import AnsibleRequiredOptionError
-except ImportError:  # ansible-core < 2.18 raises its parent class for a missing required option
-    from ansible.errors import AnsibleOptionsError as AnsibleRequiredOptionError
+except ImportError:  # ansible-core < 2.18: a missing required option is a plain AnsibleError
+    AnsibleRequiredOptionError = None
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
@@ -305,6 +305,12 @@ class Selection:
         return all(key in present if value is None else present.get(key) == value for key, value in self.tags)
 
 
+def missing_required_option(error):
+    if AnsibleRequiredOptionError is not None:
+        return isinstance(error, AnsibleRequiredOptionError)
+    return "No setting was provided for required configuration" in error.message
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     NAME = "cloudcompute.cloud.cloudcompute"
@@ -316,7 +322,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
         try:
             self._read_config_data(path)
-        except AnsibleRequiredOptionError as error:
+        except AnsibleError as error:
+            if not missing_required_option(error):
+                raise
             # Ansible names the option; add where else it can come from.
             raise AnsibleParserError("cloudcompute inventory: %s Set it in %s or in the environment (%s)."
                                      % (error.message, path, ", ".join(CREDENTIAL_VARIABLES.values())))
