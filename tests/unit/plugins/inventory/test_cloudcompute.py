@@ -8,6 +8,10 @@ import requests
 from ansible.errors import AnsibleParserError
 from ansible.parsing.dataloader import DataLoader
 from ansible.parsing.vault import VaultLib, VaultSecret
+from ansible.release import __version__ as ansible_version
+
+# ansible-core 2.19+ templates compose values to native types; before, to strings.
+NATIVE_TEMPLATING = tuple(int(part) for part in ansible_version.split(".")[:2]) >= (2, 19)
 
 try:
     from ansible.parsing.vault import VaultSecretsContext
@@ -190,7 +194,8 @@ def test_compose_groups_and_keyed_groups(inventory_run, fleet):
                       {"key": "cloudcompute_tags.role | default(omit)", "prefix": "role"}],
     ))
     web = host_vars(inventory, "web-00001")
-    assert (web["ansible_user"], web["ansible_port"], web["cores"]) == ("ubuntu", 2222, 4)
+    expected = ("ubuntu", 2222, 4) if NATIVE_TEMPLATING else ("ubuntu", "2222", "4")
+    assert (web["ansible_user"], web["ansible_port"], web["cores"]) == expected
     assert web["label"] == "web-00001@FIN-01"
     assert host_names(inventory, "gpu_hosts") == ["train-00001", "train-00002"]
     assert host_names(inventory, "env_prod") == ["web-00001", "web-00002", "web-00003"]
