@@ -306,6 +306,7 @@ class Selection:
 
 
 def missing_required_option(error):
+    """Whether ``error`` is Ansible's refusal of a configuration without a required option."""
     if AnsibleRequiredOptionError is not None:
         return isinstance(error, AnsibleRequiredOptionError)
     return "No setting was provided for required configuration" in error.message
