@@ -14,14 +14,14 @@ demo: ## the main job: start the emulator, run playbooks/demo.yml against it, st
 test: ## the whole test suite (what CI runs)
 	@tools/test.sh
 
-bootstrap: ## create/refresh the virtualenvs (.venv: ceiling, .venv-floor: floor)
+bootstrap: ## create/refresh the virtualenvs (.venv: ceiling, .venv-floor: floor, .venv-2.17 ... .venv-2.20)
 	@tools/bootstrap.sh all
 
-sanity: ## ansible-test sanity on the floor and the ceiling ansible-core
-	@tools/test.sh sanity-floor sanity-ceiling
+sanity: ## ansible-test sanity on every ansible-core from the floor (2.16) to the ceiling (2.21)
+	@tools/test.sh sanity-floor sanity-2.17 sanity-2.18 sanity-2.19 sanity-2.20 sanity-ceiling
 
-units: ## unit tests on the floor and the ceiling ansible-core
-	@tools/test.sh units-floor units-ceiling
+units: ## unit tests on every ansible-core from the floor to the ceiling
+	@tools/test.sh units-floor units-2.17 units-2.18 units-2.19 units-2.20 units-ceiling
 
 emulator-tests: ## the emulator's own test suite
 	@tools/test.sh emulator
@@ -63,4 +63,4 @@ bench: ## benchmarks against their floors, written to bench/results.md (ARGS=--q
 	@bench/run $(ARGS)
 
 clean: ## remove virtualenvs and staged copies
-	rm -rf .venv .venv-floor .tmp dist docs/site "$${XDG_CACHE_HOME:-$$HOME/.cache}/cloudcompute-cloud"
+	rm -rf .venv .venv-floor .venv-2.* .tmp dist docs/site "$${XDG_CACHE_HOME:-$$HOME/.cache}/cloudcompute-cloud"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Create or refresh the development virtualenvs and the system tools the tests need.
 # Idempotent: a venv is rebuilt only when its requirements, the emulator's pyproject.toml or the
-# interpreter changed.  Usage: tools/bootstrap.sh [ceiling|floor|demo|all]
+# interpreter changed.  Usage: tools/bootstrap.sh [ceiling|floor|matrix|demo|all]
+# (matrix: the venvs of the ansible-core releases between the floor and the ceiling; all: every
+# venv and the system packages).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
@@ -44,37 +46,51 @@ quiet_pip() {
     return "${PIPESTATUS[0]}"
 }
 
-# ensure_venv DIR PYTHON_VERSION REQUIREMENTS_FILE
+# ensure_venv DIR PYTHON_VERSION REQUIREMENTS_FILE [EXTRA_REQUIREMENT ...]
 ensure_venv() {
     local venv=$1 version=$2 requirements=$3 python stamp_file wanted
+    shift 3
     python=$(find_python "$version") || die "Python $version not found (tried python$version and pyenv versions)"
     stamp_file="$venv/.bootstrap-stamp"
-    wanted=$( { echo "$python"; cat "$REPO/$requirements"; cat "$REPO/emulator/pyproject.toml" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1)
+    # requirements-dev-matrix.txt is included by the floor's file and used by the middle venvs
+    wanted=$( { echo "$python" "$@"; cat "$REPO/$requirements" "$REPO/requirements-dev-matrix.txt";
+                cat "$REPO/emulator/pyproject.toml" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1)
     if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$wanted" ] && [ -x "$venv/bin/python" ]; then
         return 0
     fi
     log "building $venv with $python ($requirements)"
     rm -rf "$venv"
     "$python" -m venv "$venv"
-    quiet_pip "$venv" install -r "$REPO/$requirements"
+    quiet_pip "$venv" install -r "$REPO/$requirements" "$@"
     if [ -f "$REPO/emulator/pyproject.toml" ]; then
         quiet_pip "$venv" install -c "$REPO/$requirements" -e "$REPO/emulator"
     fi
     echo "$wanted" > "$stamp_file"
 }
 
+# The middle releases' venvs: built one after another (two cores; pip is mostly CPU here).
+ensure_matrix_venvs() {
+    local release
+    for release in "${MIDDLE_CORES[@]}"; do
+        ensure_venv "$REPO/.venv-$release" "${CORE_PYTHON[$release]}" requirements-dev-matrix.txt \
+            "ansible-core==${MIDDLE_CORE_PIN[$release]}"
+    done
+}
+
 case ${1:-all} in
-    ceiling) ensure_venv "$CEILING_VENV" 3.13 requirements-dev.txt ;;
+    ceiling) ensure_venv "$CEILING_VENV" "${CORE_PYTHON[$CEILING_CORE]}" requirements-dev.txt ;;
     # make demo: the ceiling venv, and sshd for the configuration play (it falls back without)
     demo)
         install_system_packages ssh-only
-        ensure_venv "$CEILING_VENV" 3.13 requirements-dev.txt
+        ensure_venv "$CEILING_VENV" "${CORE_PYTHON[$CEILING_CORE]}" requirements-dev.txt
         ;;
-    floor) ensure_venv "$FLOOR_VENV" 3.11 requirements-dev-floor.txt ;;
+    floor) ensure_venv "$FLOOR_VENV" "${CORE_PYTHON[$FLOOR_CORE]}" requirements-dev-floor.txt ;;
+    matrix) ensure_matrix_venvs ;;
     all)
         install_system_packages
-        ensure_venv "$CEILING_VENV" 3.13 requirements-dev.txt
-        ensure_venv "$FLOOR_VENV" 3.11 requirements-dev-floor.txt
+        ensure_venv "$CEILING_VENV" "${CORE_PYTHON[$CEILING_CORE]}" requirements-dev.txt
+        ensure_venv "$FLOOR_VENV" "${CORE_PYTHON[$FLOOR_CORE]}" requirements-dev-floor.txt
+        ensure_matrix_venvs
         ;;
-    *) die "usage: $0 [ceiling|floor|demo|all]" ;;
+    *) die "usage: $0 [ceiling|floor|matrix|demo|all]" ;;
 esac

@@ -2,7 +2,7 @@
 # Build the collection tarball (README: `make build`) into dist/: from the git-visible files of the
 # checkout, so a stray local file never ends up in it, with galaxy.yml's build_ignore applied.
 # dist/cloudcompute-cloud.tar.gz is the same tarball without the version in its name
-# (meta/execution-environment.yml installs that one).
+# (ee/execution-environment.yml installs that one).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$REPO/tools/bootstrap.sh" ceiling

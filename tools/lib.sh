@@ -13,6 +13,37 @@ FLOOR_VENV="$REPO/.venv-floor"
 COLLECTIONS_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/cloudcompute-cloud/$(printf '%s' "$REPO" | sha256sum | cut -c1-12)/collections"
 STAGED_COLLECTION="$COLLECTIONS_ROOT/ansible_collections/cloudcompute/cloud"
 export COLLECTIONS_ROOT STAGED_COLLECTION
+# The ansible-core releases CI tests, each on a Python its controller supports here
+# (CONTRIBUTING.md, "The version matrix"). The floor (.venv-floor, requirements-dev-floor.txt)
+# and the ceiling (.venv, requirements-dev.txt) carry the toolchains of every stage; each release
+# between them gets a small venv, .venv-<release>, with only what sanity and the unit tests need
+# (requirements-dev-matrix.txt) and the ansible-core pinned here.
+FLOOR_CORE=2.16
+CEILING_CORE=2.21
+MIDDLE_CORES=(2.17 2.18 2.19 2.20)
+declare -A MIDDLE_CORE_PIN=([2.17]=2.17.14 [2.18]=2.18.19 [2.19]=2.19.14 [2.20]=2.20.10)
+declare -A CORE_PYTHON=([2.16]=3.11 [2.17]=3.12 [2.18]=3.13 [2.19]=3.11 [2.20]=3.12 [2.21]=3.13)
+
+# The release a matrix name stands for: floor, ceiling, or the release itself (2.18).
+core_release() {
+    case $1 in
+        floor) echo "$FLOOR_CORE" ;;
+        ceiling) echo "$CEILING_CORE" ;;
+        *) [ -n "${CORE_PYTHON[$1]:-}" ] || die "ansible-core $1 is not in the matrix (${!CORE_PYTHON[*]})"
+           echo "$1" ;;
+    esac
+}
+
+# The venv of a matrix name or release.
+core_venv() {
+    local release
+    release=$(core_release "$1")
+    case $release in
+        "$FLOOR_CORE") echo "$FLOOR_VENV" ;;
+        "$CEILING_CORE") echo "$CEILING_VENV" ;;
+        *) echo "$REPO/.venv-$release" ;;
+    esac
+}
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

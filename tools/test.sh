@@ -4,7 +4,21 @@
 # Usage: tools/test.sh [stage ...]   (default: all stages, in order)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL_STAGES=(sanity-floor sanity-ceiling units-floor units-ceiling emulator integration reliability eda lint molecule release awx docs)
+# The version matrix (CONTRIBUTING.md, "The version matrix"): sanity and unit tests on every
+# ansible-core release from the floor to the ceiling; integration and molecule on the ceiling and
+# again on the floor; everything else on the ceiling.
+MATRIX_STAGES=()
+for release in floor "${MIDDLE_CORES[@]}" ceiling; do MATRIX_STAGES+=("sanity-$release"); done
+for release in floor "${MIDDLE_CORES[@]}" ceiling; do MATRIX_STAGES+=("units-$release"); done
+ALL_STAGES=("${MATRIX_STAGES[@]}" emulator integration integration-floor reliability eda lint molecule molecule-floor
+            release awx docs)
+# Integration on the floor: the targets whose behaviour depends on ansible-core (argument
+# handling, check mode and diff, loops and registered results, the inventory plugin and its
+# templating), not every target again (CONTRIBUTING.md, "The version matrix").
+FLOOR_INTEGRATION_TESTS=(tests/integration/test_inventory_ssh.py)
+for target in ssh_key instance instance_state inventory tag; do
+    FLOOR_INTEGRATION_TESTS+=("tests/integration/test_targets.py::test_target[$target]")
+done
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=("${ALL_STAGES[@]}")
 
@@ -34,7 +48,7 @@ run_emulator_tests() {
 }
 
 run_molecule() {
-    local scenarios
+    local venv=$1 scenarios
     scenarios=$(find "$STAGED_COLLECTION/roles" -path '*/molecule/*/molecule.yml' 2>/dev/null | sort)
     [ -n "$scenarios" ] || { log "no molecule scenarios yet"; return 0; }
     local molecule_yml role_dir scenario status=0
@@ -43,8 +57,8 @@ run_molecule() {
         role_dir=$(dirname "$(dirname "$(dirname "$molecule_yml")")")
         (
             cd "$role_dir"
-            PATH="$CEILING_VENV/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_ROOT" \
-                "$CEILING_VENV/bin/molecule" test --scenario-name "$scenario"
+            PATH="$venv/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_ROOT" \
+                "$venv/bin/molecule" test --scenario-name "$scenario"
         ) || status=1
     done
     return $status
@@ -62,20 +76,20 @@ stage_collection
 
 for stage in "${stages[@]}"; do
     case $stage in
-        sanity-floor) run_stage "$stage" "$REPO/tools/sanity.sh" floor ;;
-        sanity-ceiling) run_stage "$stage" "$REPO/tools/sanity.sh" ceiling ;;
-        units-floor) run_stage "$stage" run_pytest "$FLOOR_VENV" tests/unit ;;
-        units-ceiling) run_stage "$stage" run_pytest "$CEILING_VENV" tests/unit ;;
+        sanity-*) run_stage "$stage" "$REPO/tools/sanity.sh" "${stage#sanity-}" ;;
+        units-*) run_stage "$stage" run_pytest "$(core_venv "${stage#units-}")" tests/unit ;;
         emulator) run_stage "$stage" run_emulator_tests ;;
         # Two workers, each with its own emulator: a target is mostly ansible-playbook start-up
         # and waiting on the emulator clock, so two at once use the two cores.
         integration) run_stage "$stage" run_pytest "$CEILING_VENV" tests/integration -n 2 ;;
+        integration-floor) run_stage "$stage" run_pytest "$FLOOR_VENV" "${FLOOR_INTEGRATION_TESTS[@]}" -n 2 ;;
         # Two workers too: the scenarios wait on the emulator clock and its injected faults.
         reliability) run_stage "$stage" run_pytest "$CEILING_VENV" tests/reliability -n 2 ;;
         # ansible-rulebook runs the collection's rulebooks against an emulator (tests/eda).
         eda) run_stage "$stage" run_pytest "$CEILING_VENV" tests/eda ;;
         lint) run_stage "$stage" run_ansible_lint ;;
-        molecule) run_stage "$stage" run_molecule ;;
+        molecule) run_stage "$stage" run_molecule "$CEILING_VENV" ;;
+        molecule-floor) run_stage "$stage" run_molecule "$FLOOR_VENV" ;;
         release) run_stage "$stage" run_pytest "$CEILING_VENV" tests/release ;;
         awx) run_stage "$stage" run_pytest "$CEILING_VENV" tests/awx ;;
         docs) run_stage "$stage" run_docs_tests ;;

@@ -245,70 +245,67 @@ EXAMPLES = r"""
 # cloudcompute.yml: running instances and clusters, credentials from CLOUDCOMPUTE_* variables.
 plugin: cloudcompute.cloud.cloudcompute
 
----
+# Each example below is a file of its own (ansible-core 2.16 reads EXAMPLES as one YAML document).
 # prod.cloudcompute.yml: a filtered, cached inventory with extra groups and variables.
-plugin: cloudcompute.cloud.cloudcompute
-api_url: https://api.example.com/v1
-client_id: "{{ lookup('ansible.builtin.env', 'PROD_CLIENT_ID') }}"
-client_secret: "{{ lookup('ansible.builtin.file', '~/.config/cloudcompute/prod-secret') }}"
-filters:
-  status: [running, offline]
-  location: [FIN-01, FIN-03]
-  tags:
-    env: prod
-    gpu:          # any value
-connect_with: public_ip
-jump_host_user: ubuntu
-compose:
-  ansible_user: "'ubuntu'"
-  gpu_count: cloudcompute_gpu.number_of_gpus | default(0)
-groups:
-  gpu_hosts: (cloudcompute_gpu.number_of_gpus | default(0)) > 0
-  spot: cloudcompute_is_spot | default(false)
-keyed_groups:
-  - key: cloudcompute_tags.role | default(omit)
-    prefix: role
-  - key: cloudcompute_image
-    prefix: image
-cache: true
-cache_plugin: ansible.builtin.jsonfile
-cache_connection: ~/.cache/ansible-inventory
-cache_timeout: 600
+# plugin: cloudcompute.cloud.cloudcompute
+# api_url: https://api.example.com/v1
+# client_id: "{{ lookup('ansible.builtin.env', 'PROD_CLIENT_ID') }}"
+# client_secret: "{{ lookup('ansible.builtin.file', '~/.config/cloudcompute/prod-secret') }}"
+# filters:
+#   status: [running, offline]
+#   location: [FIN-01, FIN-03]
+#   tags:
+#     env: prod
+#     gpu:          # any value
+# connect_with: public_ip
+# jump_host_user: ubuntu
+# compose:
+#   ansible_user: "'ubuntu'"
+#   gpu_count: cloudcompute_gpu.number_of_gpus | default(0)
+# groups:
+#   gpu_hosts: (cloudcompute_gpu.number_of_gpus | default(0)) > 0
+#   spot: cloudcompute_is_spot | default(false)
+# keyed_groups:
+#   - key: cloudcompute_tags.role | default(omit)
+#     prefix: role
+#   - key: cloudcompute_image
+#     prefix: image
+# cache: true
+# cache_plugin: ansible.builtin.jsonfile
+# cache_connection: ~/.cache/ansible-inventory
+# cache_timeout: 600
 
----
 # private.cloudcompute.yml: from a controller inside the private network, instances only.
-plugin: cloudcompute.cloud.cloudcompute
-connect_with: private_ip
-include_clusters: false
-hostname: "{{ cloudcompute_hostname }}-{{ cloudcompute_location | lower }}"
-hostvars_prefix: cc_
+# plugin: cloudcompute.cloud.cloudcompute
+# connect_with: private_ip
+# include_clusters: false
+# hostname: "{{ cloudcompute_hostname }}-{{ cloudcompute_location | lower }}"
+# hostvars_prefix: cc_
 
----
 # projects.cloudcompute.yml: two projects, without their spot and test instances.
-plugin: cloudcompute.cloud.cloudcompute
-projects:
-  - name: training
-    client_id: "{{ lookup('ansible.builtin.env', 'TRAINING_CLIENT_ID') }}"
-    client_secret: "{{ lookup('ansible.builtin.env', 'TRAINING_CLIENT_SECRET') }}"
-  - name: serving
-    client_id: "{{ lookup('ansible.builtin.env', 'SERVING_CLIENT_ID') }}"
-    client_secret: "{{ lookup('ansible.builtin.env', 'SERVING_CLIENT_SECRET') }}"
-exclude:
-  - tags:
-      env: test
-  - location: [FIN-03]
-    instance_type: [CPU.4V.16G]
-keyed_groups:
-  - key: cloudcompute_project
-    prefix: project
+# plugin: cloudcompute.cloud.cloudcompute
+# projects:
+#   - name: training
+#     client_id: "{{ lookup('ansible.builtin.env', 'TRAINING_CLIENT_ID') }}"
+#     client_secret: "{{ lookup('ansible.builtin.env', 'TRAINING_CLIENT_SECRET') }}"
+#   - name: serving
+#     client_id: "{{ lookup('ansible.builtin.env', 'SERVING_CLIENT_ID') }}"
+#     client_secret: "{{ lookup('ansible.builtin.env', 'SERVING_CLIENT_SECRET') }}"
+# exclude:
+#   - tags:
+#       env: test
+#   - location: [FIN-03]
+#     instance_type: [CPU.4V.16G]
+# keyed_groups:
+#   - key: cloudcompute_project
+#     prefix: project
 
----
 # vaulted.cloudcompute.yml: the secret inline, encrypted with ansible-vault encrypt_string.
-plugin: cloudcompute.cloud.cloudcompute
-client_id: cc-3f0c8e
-client_secret: !vault |
-  $ANSIBLE_VAULT;1.1;AES256
-  6238643532316566...
+# plugin: cloudcompute.cloud.cloudcompute
+# client_id: cc-3f0c8e
+# client_secret: !vault |
+#   $ANSIBLE_VAULT;1.1;AES256
+#   6238643532316566...
 """
 
 import ipaddress
@@ -456,6 +453,7 @@ class Selection:
 
     def keeps(self, record, kind):
         return self.filters.keeps(record, kind) and not any(exclusion.excludes(record, kind) for exclusion in self.exclusions)
+
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):

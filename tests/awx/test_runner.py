@@ -18,14 +18,20 @@ in ``artifacts/<ident>/command``; AWX keeps that directory private to the job an
 and shows the job's environment with secrets masked (``safe_env`` in ``test_credential_type``).
 """
 
+import io
 import json
+import os
 import pathlib
 import shutil
+import subprocess
+import sys
 
 import ansible_runner
 import pytest
+from ansible_runner.utils.streaming import unstream_dir
 
 COLLECTION = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(sys.executable).parent
 # AWX's environment for every inventory update (awx.main.constants.STANDARD_INVENTORY_UPDATE_ENV).
 STANDARD_INVENTORY_UPDATE_ENV = {
     "ANSIBLE_INVENTORY_UNPARSED_FAILED": "True",
@@ -55,7 +61,13 @@ def secrets_of(emulator, credential):
 
 def assert_no_secret_in_artifacts(private_data_dir, secrets, injected_env):
     """No secret in any file under artifacts/, but for the launch environment in ``command``."""
-    artifacts = private_data_dir / "artifacts"
+    assert_no_secret_in_files(private_data_dir / "artifacts", secrets, injected_env)
+    assert not (private_data_dir / "env").exists() or not any((private_data_dir / "env").iterdir())
+
+
+def assert_no_secret_in_files(artifacts, secrets, injected_env):
+    """No secret in any file under ``artifacts``; ``command`` files hold exactly the injected
+    variables in their launch environment and no secret elsewhere."""
     files = [path for path in artifacts.rglob("*") if path.is_file()]
     assert files, "no artifacts written"
     for path in files:
@@ -67,8 +79,7 @@ def assert_no_secret_in_artifacts(private_data_dir, secrets, injected_env):
                 launch["env"].pop(key)
             text = json.dumps(launch)
         leaked = [secret for secret in secrets if secret in text]
-        assert not leaked, "a secret is in %s" % path.relative_to(private_data_dir)
-    assert not (private_data_dir / "env").exists() or not any((private_data_dir / "env").iterdir())
+        assert not leaked, "a secret is in %s" % path.relative_to(artifacts)
 
 
 def test_demo_playbook_as_an_awx_job(emulator_reset, credential, execution_environment, private_data_dir, tmp_path):
@@ -174,3 +185,118 @@ def test_the_job_needs_the_credential(emulator_reset, execution_environment, pri
     )
     assert result.status == "failed"
     assert emulator_reset.control.requests(path="/v1/*")["count"] == 0
+
+
+def run_pipe(steps, timeout):
+    """Run the commands of ``steps`` as one shell-less pipe (stdout of each into the next); returns
+    [(returncode, stderr)] of each and the bytes that passed between the second and the third."""
+    transmit, worker, process = steps
+    first = subprocess.Popen(transmit["args"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=transmit["env"])
+    second = subprocess.Popen(worker["args"], stdin=first.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=worker["env"])
+    first.stdout.close()
+    third = subprocess.Popen(process["args"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=process["env"])
+    first.stdin.write(transmit["input"])
+    first.stdin.close()
+    # tee the worker's stream into the third process, keeping a copy to inspect
+    streamed = bytearray()
+    for chunk in iter(lambda: second.stdout.read(65536), b""):
+        streamed += chunk
+        third.stdin.write(chunk)
+    third.stdin.close()
+    results = []
+    for proc in (first, second, third):
+        proc.wait(timeout=timeout)
+        results.append((proc.returncode, proc.stderr.read().decode(errors="replace")))
+    return results, bytes(streamed)
+
+
+# The controller's side of a job AWX sends to an execution node: ansible_runner.interface.run with
+# streamer="transmit" (AWX does this in its dispatcher, with the job's environment in memory).
+TRANSMIT = "import json, sys, ansible_runner; ansible_runner.interface.run(streamer='transmit', _output=sys.stdout.buffer, **json.load(sys.stdin))"
+
+
+def read_stream(stream, artifacts_dir):
+    """The JSON records of a worker's stream; its artifacts zip is unpacked into ``artifacts_dir``
+    by ansible-runner's own reader. Returns (records, {relative path: bytes})."""
+    source = io.BytesIO(stream)
+    records = []
+    for line in iter(source.readline, b""):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        records.append(record)
+        if "zipfile" in record:
+            unstream_dir(source, record["zipfile"], str(artifacts_dir))
+    files = {str(path.relative_to(artifacts_dir)): path.read_bytes() for path in artifacts_dir.rglob("*") if path.is_file()}
+    return records, files
+
+
+@pytest.mark.parametrize("kind", ["job", "inventory_update"])
+def test_through_an_execution_node(kind, emulator_reset, credential, execution_environment, private_data_dir, tmp_path):
+    """transmit | worker | process, three processes, as AWX runs a job on a remote execution node.
+
+    The Cloud Compute settings reach the worker only as the credential type injects them (the
+    job's ``envvars``); nothing is written to the private data directory's ``env/``. Every record
+    the worker streams back (events, status, the artifacts zip) is checked for secrets.
+    """
+    control = emulator_reset.control
+    if kind == "job":
+        inventory = tmp_path / "demo" / "inventory"
+        inventory.mkdir(parents=True)
+        params = {"playbook": "playbooks/demo.yml", "inventory": str(inventory),
+                  "extravars": {"demo_workdir": str(tmp_path / "demo")}}
+    else:
+        control.seed(instances=2, status="running", tags={"role": "web"}, hostname_prefix="web")
+        source = private_data_dir / "project" / "inventories" / "cloudcompute.yml"
+        source.parent.mkdir()
+        shutil.copy2(COLLECTION / "docs" / "awx" / "cloudcompute.yml", source)
+        # AWX's inventory update on an execution node: ansible-inventory as the runner's binary,
+        # run in the project directory, its output written into the artifacts that stream back
+        params = {"binary": "ansible-inventory",
+                  "cmdline": "--list --export -i inventories/cloudcompute.yml --output ../artifacts/%s/output.json" % kind}
+    envvars = dict(credential["env"], **(STANDARD_INVENTORY_UPDATE_ENV if kind != "job" else {}))
+    params.update(private_data_dir=str(private_data_dir), ident=kind, envvars=envvars, suppress_env_files=True,
+                  settings={"job_timeout": JOB_TIMEOUT, "suppress_ansible_output": True})
+    node = tmp_path / "execution-node"
+    env = dict(os.environ)
+    results, stream = run_pipe([
+        {"args": [sys.executable, "-c", TRANSMIT], "input": json.dumps(params).encode(), "env": env},
+        {"args": [str(BIN / "ansible-runner"), "worker", "--private-data-dir", str(node), "--delete"], "env": env},
+        {"args": [str(BIN / "ansible-runner"), "process", str(private_data_dir), "--ident", kind], "env": env},
+    ], JOB_TIMEOUT)
+    assert [result[0] for result in results] == [0, 0, 0], results
+
+    records, artifacts = read_stream(stream, tmp_path / "streamed-artifacts")
+    statuses = [record["status"] for record in records if "status" in record]
+    assert statuses[-1] == "successful", (statuses, results)
+    events = [record for record in records if "event" in record]
+    # ansible-inventory writes its answer into the artifacts (--output), not as events
+    assert artifacts and (events or kind != "job")
+    secrets = secrets_of(emulator_reset, credential)
+    for record in records:
+        if record.get("status") == "starting":
+            # the launch environment, like the command artifact: AWX stores it only masked (safe_env)
+            record = dict(record, env={key: value for key, value in record["env"].items() if key not in envvars})
+        serialized = json.dumps(record)
+        assert not [secret for secret in secrets if secret in serialized], "a secret is streamed in %s" % serialized[:200]
+    # the streamed artifacts as the worker sent them, then as `process` wrote them on the controller
+    assert_no_secret_in_files(tmp_path / "streamed-artifacts", secrets, envvars)
+    assert_no_secret_in_artifacts(private_data_dir, secrets, envvars)
+
+    if kind == "job":
+        failed = [event for event in events if event["event"] in ("runner_on_failed", "runner_on_unreachable")]
+        assert not failed, failed[:1]
+        (stats,) = [event for event in events if event["event"] == "playbook_on_stats"]
+        assert not stats["event_data"]["failures"] and not stats["event_data"]["dark"]
+        assert any(event["event"] == "runner_on_ok" and event["event_data"]["task_action"].startswith("cloudcompute.cloud.")
+                   for event in events)
+    else:
+        output = private_data_dir / "artifacts" / kind / "output.json"
+        inventory = json.loads(output.read_text(), object_hook=lambda value: value.get("__ansible_unsafe", value))
+        hosts = sorted(name for name, variables in inventory["_meta"]["hostvars"].items()
+                       if variables.get("cloudcompute_host_kind") == "instance")
+        assert hosts == ["web-00001", "web-00002"]
+    assert control.requests(path="/v1/oauth2/token")["count"] >= 1

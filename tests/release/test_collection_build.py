@@ -19,9 +19,9 @@ BIN = pathlib.Path(sys.executable).parent
 # Development tooling that must never be in the tarball, whatever build_ignore says.
 NEVER_SHIPPED = ("emulator/", "tools/", "bench/", ".venv", ".tmp/", ".ci/", ".cache/", "tests/output/",
                  "docs/site/", "docs/sphinx/", "dist/", "tests/integration/inventory",
-                 "meta/execution-environment.yml", "requirements-dev", "Makefile", "CONTRIBUTING.md",
+                 "ee/", "requirements-dev", "Makefile", "CONTRIBUTING.md",
                  "changelogs/.plugin-cache.yaml")
-MUST_SHIP = ("README.md", "meta/runtime.yml", "requirements.txt", "bindep.txt",
+MUST_SHIP = ("README.md", "meta/runtime.yml", "meta/execution-environment.yml", "requirements.txt", "bindep.txt",
              "plugins/modules/ssh_key.py", "plugins/inventory/cloudcompute.py",
              "plugins/module_utils/_api.py", "plugins/doc_fragments/common.py",
              "changelogs/changelog.yaml", "changelogs/config.yaml", "docs/awx.md",

@@ -1,4 +1,4 @@
-"""meta/execution-environment.yml: ansible-builder makes a complete build context of it.
+"""ee/execution-environment.yml: ansible-builder makes a complete build context of it.
 
 The image itself needs podman or docker. What can be checked without them is checked: the
 context ansible-builder creates (Containerfile, the files it copies), and the two stages that
@@ -33,19 +33,19 @@ def dev_pin(package):
 
 @pytest.fixture(scope="module")
 def definition(collection_source):
-    return yaml.safe_load((collection_source / "meta" / "execution-environment.yml").read_text())
+    return yaml.safe_load((collection_source / "ee" / "execution-environment.yml").read_text())
 
 
 @pytest.fixture(scope="module")
 def context(collection_source, collection_tarball, ansible_env, tmp_path_factory):
     """`ansible-builder create` of the definition, next to the tarball `make build` would make."""
     tree = tmp_path_factory.mktemp("ee-source")
-    (tree / "meta").mkdir()
-    shutil.copy2(collection_source / "meta" / "execution-environment.yml", tree / "meta")
+    (tree / "ee").mkdir()
+    shutil.copy2(collection_source / "ee" / "execution-environment.yml", tree / "ee")
     (tree / "dist").mkdir()
     shutil.copy2(collection_tarball, tree / "dist" / "cloudcompute-cloud.tar.gz")
     context = tree / "context"
-    result = subprocess.run([str(BIN / "ansible-builder"), "create", "--file", str(tree / "meta" / "execution-environment.yml"),
+    result = subprocess.run([str(BIN / "ansible-builder"), "create", "--file", str(tree / "ee" / "execution-environment.yml"),
                              "--context", str(context), "--output-filename", "Containerfile"],
                             env=ansible_env(), capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -91,6 +91,9 @@ def test_galaxy_and_builder_stages_find_the_collection_requirements(context, col
     assert result.returncode == 0, result.stdout + result.stderr
     installed = collections / "ansible_collections" / "cloudcompute" / "cloud"
     assert (installed / "MANIFEST.json").is_file()
+    # the metadata ansible-builder introspects ships with the collection and names both files
+    metadata = yaml.safe_load((installed / "meta" / "execution-environment.yml").read_text())
+    assert metadata["dependencies"] == {"python": "requirements.txt", "system": "bindep.txt"}
 
     result = subprocess.run([sys.executable, str(context / "_build" / "scripts" / "introspect.py"), "introspect", str(collections),
                              "--write-pip", str(tmp_path / "requirements.txt"), "--write-bindep", str(tmp_path / "bindep.txt")],
