@@ -117,14 +117,9 @@ class Placement:
         if len(self.locations) > 1 and params.get("existing_os_volume"):
             raise ModuleFailure("existing_os_volume lives in one location: with it, give a single location")
 
-    def missing(self):
-        """Options a deploy needs that the placement does not supply (for the module's message)."""
-        missing = []
-        if not self.types:
-            missing.append("%s (or placement.%s)" % (self.type_field, KINDS[self.kind]["types_option"]))
-        if not self.locations:
-            missing.append("location_code (or placement.locations)")
-        return missing
+    def supplies(self, option):
+        """Does the placement give what the deploy option ``option`` would (a location, a type)?"""
+        return bool((option == "location_code" and self.locations) or (option == self.type_field and self.types))
 
     # ------------------------------------------------------------------- candidates
 

@@ -603,8 +603,8 @@ class Instance(Resource):
     def deploy_request(self):
         """The body of POST /instances, with every name resolved to an id."""
         params = self.params
-        missing = (self.placement.missing() if self.placement.enabled
-                   else [option for option in ("instance_type", "location_code") if not params[option]])
+        missing = [option for option in ("instance_type", "location_code")
+                   if not params[option] and not self.placement.supplies(option)]
         if not params["image"] and not params["existing_os_volume"]:
             missing.append("image (or existing_os_volume)")
         if missing:
