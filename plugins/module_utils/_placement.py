@@ -24,6 +24,7 @@ import time
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
 
 STRATEGIES = ["in_order", "cheapest"]
 
@@ -142,8 +143,8 @@ class Placement:
         if self._prices is None:
             self._prices = {}
             for item in self.client.get(KINDS[self.kind]["catalog"], authenticated=False) or []:
-                self._prices[(item[self.type_field], False)] = _number(item.get("price_per_hour"))
-                self._prices[(item[self.type_field], True)] = _number(item.get("spot_price"))
+                self._prices[(item[self.type_field], False)] = as_number(item.get("price_per_hour"))
+                self._prices[(item[self.type_field], True)] = as_number(item.get("spot_price"))
         return self._prices.get((candidate[1], candidate[2]))
 
     def available(self):
@@ -183,7 +184,7 @@ class Placement:
     def of_existing(self, resource):
         """The ``placement`` result of a resource that already exists (nothing tried)."""
         candidate = (resource.get("location"), resource.get(self.type_field), bool(resource.get("is_spot")))
-        return self.result(candidate, [], price=_number(resource.get("price_per_hour")))
+        return self.result(candidate, [], price=as_number(resource.get("price_per_hour")))
 
     def place(self, deploy):
         """Deploy with ``deploy(location, type, spot)`` (which returns the new id) to the first
@@ -231,9 +232,3 @@ class Placement:
                              % (self.kind, self.module.params.get("hostname"), waited, said),
                              placement={"tried": tried})
 
-
-def _number(text):
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
