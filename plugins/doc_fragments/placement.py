@@ -7,12 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 
-class ModuleDocFragment:
-    # plugins/module_utils/_placement.py placement_argument_spec(): keep in step.
-    # Options common to instances and clusters; INSTANCE and CLUSTER add the type list.
-    DOCUMENTATION = r"""
-options:
-  placement:
+_PLACEMENT = r"""  placement:
     description:
       - Where a new deployment may go when capacity is scarce. Used only to deploy; an existing
         one with the same hostname in any candidate location is the one the task means (a
@@ -40,6 +35,36 @@ options:
         type: str
         choices: [in_order, cheapest]
         default: in_order
+"""
+
+_INSTANCE_TYPES = r"""      instance_types:
+        description:
+          - Candidate instance types, in order of preference. Default the single O(instance_type).
+          - O(instance_type), when also given, must be one of them.
+        type: list
+        elements: str
+      on_demand_fallback:
+        description:
+          - With O(spot=true), let the instance land on-demand (at the on-demand price) when no
+            candidate has spot capacity. The on-demand candidates follow all the spot ones.
+        type: bool
+        default: false
+"""
+
+_CLUSTER_TYPES = r"""      cluster_types:
+        description:
+          - Candidate cluster types, in order of preference. Default the single O(cluster_type).
+          - O(cluster_type), when also given, must be one of them.
+        type: list
+        elements: str
+"""
+
+
+class ModuleDocFragment:
+    # plugins/module_utils/_placement.py placement_argument_spec(): keep in step.
+    # on_no_capacity is common; INSTANCE and CLUSTER each add their placement option.
+    DOCUMENTATION = r"""
+options:
   on_no_capacity:
     description:
       - What to do when no candidate has capacity.
@@ -55,32 +80,8 @@ options:
     default: fail
 """
 
-    INSTANCE = r"""
-options:
-  placement:
-    suboptions:
-      instance_types:
-        description:
-          - Candidate instance types, in order of preference. Default the single O(instance_type).
-          - O(instance_type), when also given, must be one of them.
-        type: list
-        elements: str
-      on_demand_fallback:
-        description:
-          - With O(spot=true), let the instance land on-demand (at the on-demand price) when no
-            candidate has spot capacity. The on-demand candidates follow all the spot ones.
-        type: bool
-        default: false
-"""
+    # ansible-doc merges fragments one level deep only, so each variant carries the whole
+    # placement option, built from the common text and its own type list.
+    INSTANCE = "\noptions:\n" + _PLACEMENT + _INSTANCE_TYPES
 
-    CLUSTER = r"""
-options:
-  placement:
-    suboptions:
-      cluster_types:
-        description:
-          - Candidate cluster types, in order of preference. Default the single O(cluster_type).
-          - O(cluster_type), when also given, must be one of them.
-        type: list
-        elements: str
-"""
+    CLUSTER = "\noptions:\n" + _PLACEMENT + _CLUSTER_TYPES

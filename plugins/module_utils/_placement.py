@@ -231,4 +231,3 @@ class Placement:
                              "available now; add locations or types to placement, or retry later."
                              % (self.kind, self.module.params.get("hostname"), waited, said),
                              placement={"tried": tried})
-

@@ -69,8 +69,8 @@ def test_instance_type_gpus(code, expected):
     assert instance_type_gpus(code) == expected
 
 
-@pytest.mark.parametrize("fixture, instance_type", [("h100_8x.csv", "8H100.80S.176V"), ("a100_8x.csv", "8A100.176V"),
-                                                     ("l40s_4x.csv", "4L40S.80V")])
+@pytest.mark.parametrize("fixture, instance_type", [
+    ("h100_8x.csv", "8H100.80S.176V"), ("a100_8x.csv", "8A100.176V"), ("l40s_4x.csv", "4L40S.80V")])
 def test_every_fixture_card_name_carries_its_instance_type_model(fixture, instance_type):
     model = instance_type_gpus(instance_type)["model"]
     assert all(model in gpu["name"] for gpu in parse(fixture)["gpus"])
