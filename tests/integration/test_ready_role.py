@@ -13,7 +13,7 @@ import subprocess
 import sys
 import uuid
 
-from test_inventory_ssh import BIN, free_port, run, sshd  # noqa: F401 - sshd is a fixture
+from test_inventory_ssh import BIN, free_port, run, sshd  # noqa: F401  pylint: disable=unused-import  (sshd: a fixture)
 
 PLAYBOOK = """
 - name: Deploy two loopback instances and add them, and an address nobody answers on, to the inventory
