@@ -13,7 +13,8 @@ import subprocess
 import sys
 import uuid
 
-from test_inventory_ssh import BIN, free_port, run, sshd  # noqa: F401  pylint: disable=unused-import  (sshd: a fixture)
+# sshd is a fixture: pytest finds it by the test's argument name
+from test_inventory_ssh import BIN, free_port, run, sshd  # noqa: F401  pylint: disable=unused-import
 
 PLAYBOOK = """
 - name: Deploy two loopback instances and add them, and an address nobody answers on, to the inventory
