@@ -18,7 +18,7 @@ options:
       - V(fail) fails at once, naming every candidate and what it said.
       - V(wait) reads availability again (it never deploys to find out) until a candidate has
         capacity, then deploys there. It waits within the one O(wait_timeout) budget of the
-        task, first every 2 seconds, then less often up to every 30 seconds, and slower still
+        task, first every 2 seconds, then less often up to every 15 seconds, and slower still
         when the API's rate-limit headers ask for it. When the budget runs out the task fails
         naming every candidate and what it said.
       - Giving V(wait) without O(placement) waits for capacity of O(location_code) alone.

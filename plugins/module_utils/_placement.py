@@ -28,15 +28,14 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import 
 
 STRATEGIES = ["in_order", "cheapest"]
 
-# How often availability is read again while waiting (seconds): soon at first, since capacity
-# often frees up within a minute, then every half minute at most. The rate-limit headers can
-# stretch it further.
+# How often availability is read again while waiting (seconds): soon at first, then every 15
+# seconds at most, since freed capacity is often taken again within a minute (four reads a
+# minute per waiting task; the rate-limit headers stretch it further when the quota runs low).
 FIRST_POLL_INTERVAL = 2.0
-MAX_POLL_INTERVAL = 30.0
+MAX_POLL_INTERVAL = 15.0
 
 # ``tried[].outcome`` values
 DEPLOYED = "deployed"
-EXISTING = "existing"
 PREDICTED = "predicted"
 NO_CAPACITY = "no_capacity"
 TAKEN = "no_capacity_on_deploy"  # availability said yes, the deploy said 503: a race lost
