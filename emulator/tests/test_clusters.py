@@ -204,7 +204,8 @@ def test_deploy_validation(api: ApiClient, control, settle) -> None:
     assert_error(api.post("/clusters", json=b200), 503, "service_unavailable", "16B200")
     assert api.ok("GET", "/cluster-availability/16B200").json() is False
     assert control.cluster_capacity("16B200", "FIN-03") == {
-        "cluster_type": "16B200", "location_code": "FIN-03", "is_spot": False, "total": 1, "in_use": 1, "available": 0}
+        "cluster_type": "16B200", "location_code": "FIN-03", "is_spot": False, "total": 1, "in_use": 1, "available": 0,
+        "scheduled": []}
     assert control.set_cluster_capacity("16B200", "FIN-03", 1)["available"] == 1
     api.ok("POST", "/clusters", 202, json=b200)
     control.set_cluster_capacity(CLUSTER_TYPE, LOCATION, 0)

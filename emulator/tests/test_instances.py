@@ -4,6 +4,7 @@ semantics, hibernate, spot eviction, capacity (503) and funds (402)."""
 from __future__ import annotations
 
 import pytest
+from cloudcompute_emulator.control import EmulatorControlError
 from conftest import CPU_TYPE, LOCATION, ApiClient, assert_error
 
 INSTANCE_FIELDS = {
@@ -263,7 +264,55 @@ def test_capacity_answers_503(api: ApiClient, control, settle) -> None:
     assert control.capacity(CPU_TYPE, "ICE-01")["available"] == 1
     api.deploy(location_code="ICE-01")
     assert control.capacity(CPU_TYPE, "ICE-01") == {"instance_type": CPU_TYPE, "location_code": "ICE-01", "is_spot": False,
-                                                     "total": 1, "in_use": 1, "available": 0}
+                                                     "total": 1, "in_use": 1, "available": 0, "scheduled": []}
+
+
+def test_capacity_released_later_on_the_emulator_clock(api: ApiClient, control) -> None:
+    api.ssh_key()
+    control.set_capacity(CPU_TYPE, "ICE-01", 0)
+    scheduled = control.set_capacity(CPU_TYPE, "ICE-01", 2, after_seconds=600)["scheduled"]
+    assert [(change["available"], change["after_seconds"]) for change in scheduled] == [(2, 600)]
+    assert control.capacity(CPU_TYPE, "ICE-01")["scheduled"] == [{"at": scheduled[0]["at"], "available": 2}]
+    availability = {"location_code": "ICE-01"}
+    assert CPU_TYPE not in api.ok("GET", "/instance-availability", params=availability).json()[0]["availabilities"]
+    body = {"hostname": "later", "image": "ubuntu-24.04", "instance_type": CPU_TYPE, "location_code": "ICE-01"}
+    assert_error(api.post("/instances", json=body), 503, "service_unavailable")
+    control.advance_clock(599)
+    assert_error(api.post("/instances", json=body), 503, "service_unavailable")  # not yet
+    control.advance_clock(1)
+    assert api.ok("GET", f"/instance-availability/{CPU_TYPE}", params=availability).json() is True
+    api.ok("POST", "/instances", 202, json=body)
+    api.ok("POST", "/instances", 202, json={**body, "hostname": "later-2"})
+    assert_error(api.post("/instances", json={**body, "hostname": "later-3"}), 503, "service_unavailable")
+    assert control.capacity(CPU_TYPE, "ICE-01")["scheduled"] == []
+
+
+def test_capacity_schedule_applies_each_change_at_its_time(api: ApiClient, control) -> None:
+    api.ssh_key()
+    control.schedule_capacity(CPU_TYPE, "FIN-02", [(0, 0), (300, 1), (900, 3), (1800, 0)])
+    assert [change["available"] for change in control.capacity(CPU_TYPE, "FIN-02")["scheduled"]] == [1, 3, 0]
+    assert control.capacity(CPU_TYPE, "FIN-02")["available"] == 0
+    control.advance_clock(300)
+    assert control.capacity(CPU_TYPE, "FIN-02")["available"] == 1
+    api.deploy(location_code="FIN-02")
+    control.advance_clock(600)  # "3 more" counts against the one held then
+    assert control.capacity(CPU_TYPE, "FIN-02") | {"scheduled": None} == {
+        "instance_type": CPU_TYPE, "location_code": "FIN-02", "is_spot": False, "total": 4, "in_use": 1, "available": 3,
+        "scheduled": None}
+    control.advance_clock(900)
+    assert control.capacity(CPU_TYPE, "FIN-02")["available"] == 0
+    control.reset()
+    assert control.capacity(CPU_TYPE, "FIN-02")["scheduled"] == []
+
+
+def test_capacity_request_takes_one_form(control) -> None:
+    with pytest.raises(EmulatorControlError, match="either available"):
+        control._call("PUT", "/capacity", {"instance_type": CPU_TYPE, "location_code": "FIN-01"})
+    with pytest.raises(EmulatorControlError, match="after_seconds goes with available"):
+        control._call("PUT", "/capacity", {"instance_type": CPU_TYPE, "location_code": "FIN-01", "after_seconds": 5,
+                                           "schedule": [{"after_seconds": 1, "available": 1}]})
+    with pytest.raises(EmulatorControlError):
+        control._call("PUT", "/capacity", {"instance_type": CPU_TYPE, "location_code": "FIN-01", "available": 1, "after_seconds": -1})
 
 
 def test_deploy_without_funds_is_402(api: ApiClient, control) -> None:

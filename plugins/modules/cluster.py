@@ -31,6 +31,8 @@ extends_documentation_fragment:
   - cloudcompute.cloud.common
   - cloudcompute.cloud.wait
   - cloudcompute.cloud.tags
+  - cloudcompute.cloud.placement
+  - cloudcompute.cloud.placement.cluster
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
   - cloudcompute.cloud.attributes
@@ -165,12 +167,20 @@ notes:
   - The diff shows the workers of O(nodes) only, and O(extension_settings) only when it is given;
     the API chooses worker hostnames and the default extension settings, so check mode could
     not predict them.
-  - A deploy the API answers with 503 (no capacity for the cluster type in the location) fails
-    at once with the API's message; M(cloudcompute.cloud.availability_info) with
+  - Without O(placement) and O(on_no_capacity), a deploy the API answers with 503 (no capacity
+    for the cluster type in the location) fails at once with the API's message;
+    M(cloudcompute.cloud.availability_info) with
     O(cloudcompute.cloud.availability_info#module:kind=cluster) shows where there is capacity.
+    With them, see O(placement).
+  - "API calls of a deploy with O(placement) and N candidates: one list (by hostname), one
+    availability read, one public catalog read, one deploy per candidate that had capacity but
+    answered 503, the deploy that succeeds, then the reads of the wait. With
+    O(on_no_capacity=wait), each further round costs one availability read, whatever N is."
   - "API calls: a run that changes nothing costs one read (by id) or one list (by hostname), and
     one more list for each of O(ssh_keys) and O(startup_script) given by name rather than id."
 seealso:
+  - plugin: cloudcompute.cloud.offers
+    plugin_type: lookup
   - module: cloudcompute.cloud.cluster_info
   - module: cloudcompute.cloud.cluster_type_info
   - module: cloudcompute.cloud.volume
@@ -233,6 +243,22 @@ EXAMPLES = r"""
     state: absent
     delete_shared_volumes: true
     delete_permanently: true
+
+- name: A 16-GPU cluster wherever one is free, waiting up to two hours
+  cloudcompute.cloud.cluster:
+    hostname: pretrain
+    image: ubuntu-24.04-cuda-12.8-cluster
+    shared_volume:
+      name: pretrain-home
+      size: 2000
+    ssh_keys: [alice-laptop]
+    placement:
+      locations: [FIN-01, FIN-02, FIN-03]
+      cluster_types: [16H100, 16H200]
+      strategy: cheapest
+    on_no_capacity: wait
+    wait_timeout: 7200
+  register: pretrain
 """
 
 RETURN = r"""
@@ -317,6 +343,39 @@ detached_volume_ids:
   returned: when O(state=absent)
   type: list
   elements: str
+placement:
+  description:
+    - Where the cluster was deployed (or, in check mode, would be) and why; for an existing
+      cluster, where it is (RV(placement.tried) empty).
+  returned: when O(placement) or O(on_no_capacity=wait) was given and the cluster exists or was deployed
+  type: dict
+  contains:
+    location_code:
+      description: Location of the cluster.
+      type: str
+      sample: FIN-02
+    cluster_type:
+      description: Its cluster type.
+      type: str
+      sample: 16H100
+    spot:
+      description: Always false (clusters have no spot capacity).
+      type: bool
+      sample: false
+    price_per_hour:
+      description: Hourly price, from the catalog (or the cluster's own, when it exists).
+      type: float
+      sample: 36.64
+    tried:
+      description:
+        - Each candidate looked at, in order, up to the chosen one (of the last round, when
+          waiting); C(outcome) is V(deployed), V(predicted) (check mode), V(no_capacity) or
+          V(no_capacity_on_deploy) (availability said yes, the deploy answered 503).
+      type: list
+      elements: dict
+      sample:
+        - {location_code: FIN-01, cluster_type: 16H100, spot: false, outcome: no_capacity}
+        - {location_code: FIN-02, cluster_type: 16H100, spot: false, outcome: deployed}
 """
 
 import copy
@@ -338,6 +397,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     CloudComputeModule,
     ModuleFailure,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, fetch_or_none, is_not_found, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
@@ -382,6 +442,7 @@ class Cluster(Resource):
         self.ssh_key_references = ssh_key_references(self.client)
         self.script_references = startup_script_references(self.client)
         self.volume_references = volume_references(self.client, self.params["location_code"])
+        self.placement = Placement(module, "cluster", self.budget)
 
     def find_by_name(self, name, exclude_id=None):
         # a discontinued cluster keeps its hostname for a moment; a new one may already carry it
@@ -469,7 +530,8 @@ class Cluster(Resource):
         """The body of POST /clusters with every name resolved to an id, and the existing
         volumes it mounts (records, for the prediction)."""
         params = self.params
-        missing = [option for option in ("cluster_type", "image", "location_code", "shared_volume") if not params[option]]
+        missing = [option for option in ("cluster_type", "image", "location_code", "shared_volume")
+                   if not params[option] and not self.placement.supplies(option)]
         if missing:
             raise ModuleFailure("cluster %r does not exist; to deploy it, give %s" % (params["hostname"], ", ".join(missing)))
         body = {
@@ -543,11 +605,22 @@ class Cluster(Resource):
                      if field != "extension_settings" or cluster.get(field) is not None)  # not reported: nothing to compare
         if params["id"]:
             pairs["hostname"] = (params["hostname"], cluster.get("hostname"))
+        if self.placement.enabled:
+            self.refuse_outside_placement(cluster, pairs)
         pairs.update(deployed_with(cluster, params["ssh_keys"], params["startup_script"],
                                    self.ssh_key_references, self.script_references))
         refuse_differences("cluster %s (%s)" % (cluster.get("hostname"), cluster["id"]), pairs,
                            "the API cannot modify them after the deploy. "
                            "Leave them out, or discontinue the cluster (state=absent) and deploy it again.")
+
+    def refuse_outside_placement(self, cluster, pairs):
+        """With a placement, the cluster may be in any candidate: compare with those instead."""
+        pairs.pop("cluster_type", None)
+        pairs.pop("location_code", None)
+        if not self.placement.accepts(cluster):
+            raise ModuleFailure("cluster %s (%s) is %s in %s, none of the placement's candidates; the API cannot move it. "
+                                "Widen placement, or discontinue it (state=absent) and deploy it again."
+                                % (cluster.get("hostname"), cluster["id"], cluster.get("cluster_type"), cluster.get("location")))
 
     def node_plan(self, cluster):
         """``[(node, action, status)]`` for the listed workers not in their state yet, checked
@@ -607,9 +680,15 @@ class Cluster(Resource):
         params, cluster = self.params, current
         if cluster is None:
             body, existing = self.deploy_request()
+            placement = None
+            if self.placement.enabled:
+                cluster_id, placement = self.placement.place(
+                    lambda *candidate: self.deploy(self.placement.body_for(body, *candidate)))
+                body = self.placement.body_for(body, placement["location_code"], placement["cluster_type"], False)
             if self.module.check_mode:
-                return self.result(True, None, self.predicted_deploy(body, existing))
-            cluster_id = self.deploy(body)
+                return self.result(True, None, self.predicted_deploy(body, existing), placement)
+            if placement is None:
+                cluster_id = self.deploy(body)
             # the nodes can be powered only once the cluster is up
             if params["wait"] or params["nodes"]:
                 cluster = self.wait_up(cluster_id)
@@ -619,7 +698,7 @@ class Cluster(Resource):
                 node_plan = self.node_plan(cluster)
                 if node_plan:
                     cluster = self.power_nodes(cluster, node_plan)
-            return self.result(True, None, cluster)
+            return self.result(True, None, cluster, placement)
 
         self.refuse_immutable_changes(cluster)
         to_add, to_remove = tag_changes(cluster, desired_tags(params, cluster), params["purge_tags"])
@@ -638,8 +717,9 @@ class Cluster(Resource):
         else:
             node_plan = self.node_plan(cluster)
         changed = bool(to_add or to_remove or node_plan)
+        placement = self.placement.of_existing(cluster) if self.placement.enabled else None
         if self.module.check_mode:
-            return self.result(changed, cluster, self.predicted(cluster, to_add, to_remove, node_plan))
+            return self.result(changed, cluster, self.predicted(cluster, to_add, to_remove, node_plan), placement)
         after = cluster
         if to_add or to_remove:
             apply_tag_changes(self.client, "%s/%s/tags" % (self.path, cluster["id"]), to_add, to_remove)
@@ -648,7 +728,7 @@ class Cluster(Resource):
             after = self.power_nodes(after, node_plan)
         elif params["wait"] and setting_up:
             after = self.wait_up(cluster["id"])
-        return self.result(changed, cluster, after)
+        return self.result(changed, cluster, after, placement)
 
     # ------------------------------------------------------------------------ removal
 
@@ -667,6 +747,12 @@ class Cluster(Resource):
         self.budget.until(lambda: fetch_or_none(self.client, "/volumes/%s" % volume_id),
                           lambda volume: volume is None or volume.get("status") == "deleted",
                           "shared volume %s to be deleted" % volume_id)
+
+    def result(self, changed, before, after, placement=None):
+        result = super(Cluster, self).result(changed, before, after)
+        if placement is not None:
+            result["placement"] = placement
+        return result
 
     def removal_result(self, changed, cluster, deleted):
         result = self.result(changed, cluster, None)
@@ -750,6 +836,7 @@ def main():
     )
     argument_spec.update(WAIT_ARGUMENT_SPEC)
     argument_spec.update(TAGS_ARGUMENT_SPEC)
+    argument_spec.update(placement_argument_spec("cluster"))
     module = CloudComputeModule(
         argument_spec=argument_spec,
         required_one_of=[("id", "hostname")],

@@ -29,6 +29,8 @@ extends_documentation_fragment:
   - cloudcompute.cloud.common.JUPYTER_TOKEN
   - cloudcompute.cloud.wait
   - cloudcompute.cloud.tags
+  - cloudcompute.cloud.placement
+  - cloudcompute.cloud.placement.instance
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
   - cloudcompute.cloud.attributes
@@ -191,12 +193,20 @@ notes:
     deploy), V(offline) (O(state=stopped)) or gone (O(state=absent), O(state=hibernated)).
     Steps that need another to finish first (a shutdown before hibernating, a deploy before a
     shutdown) always wait for it, within the one O(wait_timeout).
-  - A deploy the API answers with 503 (no capacity for the instance type in the location) fails
-    at once with the API's message; M(cloudcompute.cloud.availability_info) shows where there is
-    capacity.
+  - Without O(placement) and O(on_no_capacity), a deploy the API answers with 503 (no capacity
+    for the instance type in the location) fails at once with the API's message;
+    M(cloudcompute.cloud.availability_info) and the P(cloudcompute.cloud.offers#lookup) lookup
+    show where there is capacity. With them, see O(placement).
+  - "API calls of a deploy with O(placement) and N candidates: one list (by hostname), one
+    availability read (two with O(placement.on_demand_fallback)), one public catalog read, one
+    deploy per candidate that had capacity but answered 503, the deploy that succeeds, then the
+    reads of the wait for V(running). With O(on_no_capacity=wait), each further round costs one
+    availability read (two with the fallback), whatever N is."
   - "API calls: a run that changes nothing costs one read (by id) or one list (by hostname), and
     one more list for each of O(ssh_keys) and O(startup_script) given by name rather than id."
 seealso:
+  - plugin: cloudcompute.cloud.offers
+    plugin_type: lookup
   - module: cloudcompute.cloud.instance_info
   - module: cloudcompute.cloud.volume
   - module: cloudcompute.cloud.ssh_key
@@ -281,6 +291,32 @@ EXAMPLES = r"""
         ssh_keys: [ci]
         state: running
       delegate_to: localhost
+
+- name: Eight H100s in whichever Finnish or Icelandic location has them, waiting up to an hour
+  cloudcompute.cloud.instance:
+    hostname: trainer-8
+    image: ubuntu-24.04-cuda-12.8-open-docker
+    placement:
+      locations: [FIN-01, FIN-03, ICE-01]
+      instance_types: [8H100.80S.176V, 8H200.141S.176V]
+    on_no_capacity: wait
+    wait_timeout: 3600
+  register: trainer8
+
+- name: Where it landed
+  ansible.builtin.debug:
+    msg: "{{ trainer8.placement.instance_type }} in {{ trainer8.placement.location_code }} at {{ trainer8.placement.price_per_hour }}/h"
+
+- name: The cheapest spot A100 or L40S anywhere, on-demand if no spot capacity is left
+  cloudcompute.cloud.instance:
+    hostname: sweep-9
+    image: ubuntu-24.04-cuda-12.8-open-docker
+    spot: true
+    placement:
+      locations: [FIN-01, FIN-02, ICE-01]
+      instance_types: [1A100.22V, 1L40S.20V]
+      strategy: cheapest
+      on_demand_fallback: true
 """
 
 RETURN = r"""
@@ -363,6 +399,42 @@ detached_volume_ids:
   returned: when O(state=absent) or O(state=hibernated)
   type: list
   elements: str
+placement:
+  description:
+    - Where the instance was deployed (or, in check mode, would be) and why; for an existing
+      instance, where it is (RV(placement.tried) empty).
+    - In check mode with O(on_no_capacity=wait) and no capacity anywhere, the location and type
+      are null.
+  returned: when O(placement) or O(on_no_capacity=wait) was given and the instance exists or was deployed
+  type: dict
+  contains:
+    location_code:
+      description: Location of the instance.
+      type: str
+      sample: FIN-03
+    instance_type:
+      description: Its instance type.
+      type: str
+      sample: 8H100.80S.176V
+    spot:
+      description: Whether it is a spot instance (false after an O(placement.on_demand_fallback)).
+      type: bool
+      sample: false
+    price_per_hour:
+      description: Hourly price, from the catalog (or the instance's own, when it exists).
+      type: float
+      sample: 18.32
+    tried:
+      description:
+        - Each candidate looked at, in order, up to the chosen one (of the last round, when
+          waiting).
+        - C(outcome) is V(deployed), V(predicted) (check mode), V(no_capacity) (availability
+          said none) or V(no_capacity_on_deploy) (availability said yes, the deploy answered 503).
+      type: list
+      elements: dict
+      sample:
+        - {location_code: FIN-01, instance_type: 8H100.80S.176V, spot: false, outcome: no_capacity}
+        - {location_code: FIN-03, instance_type: 8H100.80S.176V, spot: false, outcome: deployed}
 """
 
 import copy
@@ -386,6 +458,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import
     startup_script_references,
     volume_references,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
     Resource,
@@ -431,6 +504,7 @@ class Instance(Resource):
         self.ssh_key_references = ssh_key_references(self.client)
         self.script_references = startup_script_references(self.client)
         self.volume_references = volume_references(self.client, self.params["location_code"])
+        self.placement = Placement(module, "instance", self.budget)
 
     # ---------------------------------------------------------------------- lookups
 
@@ -461,6 +535,7 @@ class Instance(Resource):
             raise ModuleFailure("delete_volumes=%s cannot be combined with other entries" % special[0])
         if params["force"] and params["state"] not in ("stopped", "hibernated"):
             raise ModuleFailure("force only applies to state=stopped and state=hibernated")
+        self.placement.validate()
 
     # ----------------------------------------------------------------------- waiting
 
@@ -540,7 +615,8 @@ class Instance(Resource):
     def deploy_request(self):
         """The body of POST /instances, with every name resolved to an id."""
         params = self.params
-        missing = [option for option in ("instance_type", "location_code") if not params[option]]
+        missing = [option for option in ("instance_type", "location_code")
+                   if not params[option] and not self.placement.supplies(option)]
         if not params["image"] and not params["existing_os_volume"]:
             missing.append("image (or existing_os_volume)")
         if missing:
@@ -618,11 +694,23 @@ class Instance(Resource):
         if params["id"]:
             pairs["hostname"] = (params["hostname"], instance.get("hostname"))
         pairs["spot"] = (params["spot"], bool(instance.get("is_spot")))
+        if self.placement.enabled:
+            self.refuse_outside_placement(instance, pairs)
         pairs.update(deployed_with(instance, params["ssh_keys"], params["startup_script"],
                                    self.ssh_key_references, self.script_references))
         refuse_differences("instance %s (%s)" % (instance.get("hostname"), instance["id"]), pairs,
                            "the API cannot modify them after the deploy. "
                            "Leave them out, or delete the instance (state=absent) and deploy it again.")
+
+    def refuse_outside_placement(self, instance, pairs):
+        """With a placement, the instance may be in any candidate: compare with those instead."""
+        for option in ("instance_type", "location_code", "spot", "contract"):
+            pairs.pop(option, None)
+        if not self.placement.accepts(instance):
+            raise ModuleFailure("instance %s (%s) is %s%s in %s, none of the placement's candidates; the API cannot move "
+                                "it. Widen placement, or delete it (state=absent) and deploy it again."
+                                % (instance.get("hostname"), instance["id"], instance.get("instance_type"),
+                                   " (spot)" if instance.get("is_spot") else "", instance.get("location")))
 
     def power(self, instance, target):
         """Bring an existing instance to ``target`` status (running or offline); return it and
@@ -645,9 +733,15 @@ class Instance(Resource):
         target = POWER_STATUS.get(self.params["state"])
         if instance is None:
             body = self.deploy_request()
+            placement = None
+            if self.placement.enabled:
+                instance_id, placement = self.placement.place(
+                    lambda *candidate: self.deploy(self.placement.body_for(body, *candidate)))
+                body = self.placement.body_for(body, placement["location_code"], placement["instance_type"], placement["spot"])
             if self.module.check_mode:
-                return self.result(True, None, self.predicted_deploy(body, target or "running"))
-            instance_id = self.deploy(body)
+                return self.result(True, None, self.predicted_deploy(body, target or "running"), placement)
+            if placement is None:
+                instance_id = self.deploy(body)
             # a shutdown right after the deploy needs the instance running first
             if self.params["wait"] or target == "offline":
                 instance = self.wait_status(instance_id, "running")
@@ -655,7 +749,7 @@ class Instance(Resource):
                 instance = self.fetch(instance_id)
             if target == "offline":
                 instance = self.power(instance, target)[0]
-            return self.result(True, None, instance)
+            return self.result(True, None, instance, placement)
 
         self.refuse_immutable_changes(instance)
         to_add, to_remove = tag_changes(instance, desired_tags(self.params, instance), self.params["purge_tags"])
@@ -666,11 +760,12 @@ class Instance(Resource):
         # an instance still being set up ends up running
         settled_status = "running" if status in SETTING_UP else status
         changed = bool(to_add or to_remove) or (target is not None and settled_status != target)
+        placement = self.placement.of_existing(instance) if self.placement.enabled else None
         if self.module.check_mode:
             after = copy.deepcopy(instance)
             after["tags"] = predicted_tags(instance, to_add, to_remove)
             after["status"] = target or settled_status
-            return self.result(changed, instance, after)
+            return self.result(changed, instance, after, placement)
         after = instance
         if to_add or to_remove:
             apply_tag_changes(self.client, "%s/%s/tags" % (self.path, instance["id"]), to_add, to_remove)
@@ -680,7 +775,7 @@ class Instance(Resource):
             changed = changed or acted
         elif self.params["wait"] and status in SETTING_UP:
             after = self.wait_set_up(after)
-        return self.result(changed, instance, after)
+        return self.result(changed, instance, after, placement)
 
     def volumes_to_delete(self, instance):
         """Ids of the attached volumes ``delete_volumes`` names, checked before any change."""
@@ -704,6 +799,12 @@ class Instance(Resource):
                                         % (reference, instance.get("hostname")))
             doomed.extend(volume_id for volume_id in volume_ids if volume_id not in doomed)
         return doomed
+
+    def result(self, changed, before, after, placement=None):
+        result = super(Instance, self).result(changed, before, after)
+        if placement is not None:
+            result["placement"] = placement
+        return result
 
     def removal_result(self, instance, deleted):
         result = self.result(instance is not None, instance, None)
@@ -806,6 +907,7 @@ def main():
     argument_spec.update(WAIT_ARGUMENT_SPEC)
     argument_spec.update(TAGS_ARGUMENT_SPEC)
     argument_spec.update(JUPYTER_TOKEN_ARGUMENT_SPEC)
+    argument_spec.update(placement_argument_spec("instance"))
     module = CloudComputeModule(
         argument_spec=argument_spec,
         required_one_of=[("id", "hostname")],

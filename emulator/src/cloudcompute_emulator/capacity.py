@@ -4,7 +4,9 @@ beyond it answer 503, and the availability endpoints report the same numbers (de
 
 A combination's capacity is its catalog default (catalog.py) unless the control API set it.
 Every instance and cluster that exists and is not being deleted holds one unit of its slot, so
-capacity comes back when it goes away. Instance and cluster type codes never collide
+capacity comes back when it goes away. A change can also be scheduled on the emulator clock
+(:func:`schedule_available`), so a test can sell a slot out now and release it "in ten minutes"
+and then advance the clock: waiting for capacity becomes deterministic. Instance and cluster type codes never collide
 (``1H100.80S.30V`` vs ``16H100``), so one slot key space serves both; clusters are never spot.
 """
 
@@ -13,16 +15,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from cloudcompute_emulator import kinds
+from cloudcompute_emulator import kinds, lifecycle
 from cloudcompute_emulator.catalog import (
     CLUSTER_TYPES_BY_CODE,
     INSTANCE_TYPES_BY_CODE,
     default_capacity,
     default_cluster_capacity,
 )
+from cloudcompute_emulator.clock import isoformat, new_id
 
 if TYPE_CHECKING:
     from cloudcompute_emulator.state import EmulatorState
+    from cloudcompute_emulator.store import Record
 
 # Statuses of instances and clusters that no longer hold capacity.
 RELEASED_STATUSES = frozenset({"deleting", "discontinued"})
@@ -33,6 +37,10 @@ Slot = tuple[str, str, bool]  # (instance or cluster type, location code, is_spo
 def _key(slot: Slot) -> str:
     instance_type, location_code, is_spot = slot
     return f"{instance_type}|{location_code}|{'spot' if is_spot else 'on-demand'}"
+
+
+def _type_field(slot: Slot) -> str:
+    return "cluster_type" if slot[0] in CLUSTER_TYPES_BY_CODE else "instance_type"
 
 
 def usage(state: EmulatorState) -> Counter[Slot]:
@@ -65,7 +73,42 @@ def available(state: EmulatorState, slot: Slot, held: Counter[Slot] | None = Non
 def set_available(state: EmulatorState, slot: Slot, units: int) -> dict:
     """Make ``units`` more instances (or clusters) deployable in ``slot`` from now (0: sold out)."""
     held = usage(state)[slot]
-    type_field = "cluster_type" if slot[0] in CLUSTER_TYPES_BY_CODE else "instance_type"
+    type_field = _type_field(slot)
     record = {"id": _key(slot), type_field: slot[0], "location_code": slot[1], "is_spot": slot[2], "total": held + units}
     state.store.insert(kinds.CAPACITY, record)
     return {**record, "in_use": held, "available": units}
+
+
+def schedule_available(state: EmulatorState, slot: Slot, units: int, after_seconds: float) -> dict:
+    """Set ``units`` deployable in ``slot`` at ``after_seconds`` from now on the emulator clock.
+
+    The change is a stored record plus a lifecycle job, so a state file keeps it pending across
+    restarts and a reset drops it. ``units`` is counted against what is held *then*.
+    """
+    type_field = _type_field(slot)
+    due = state.clock.now() + after_seconds
+    change = {
+        "id": new_id(), type_field: slot[0], "location_code": slot[1], "is_spot": slot[2],
+        "available": units, "due": due,
+    }
+    state.store.insert(kinds.CAPACITY_CHANGES, change)
+    state.scheduler.schedule(kinds.CAPACITY_CHANGES, change, due, hook="capacity.apply_change", expect={})
+    return {type_field: slot[0], "location_code": slot[1], "is_spot": slot[2], "available": units,
+            "after_seconds": after_seconds, "at": isoformat(due)}
+
+
+def pending_changes(state: EmulatorState, slot: Slot) -> list[dict]:
+    """The scheduled changes of ``slot`` not yet applied, earliest first: ``[{at, available}]``."""
+    type_field = _type_field(slot)
+    changes = [
+        change for change in state.store.table(kinds.CAPACITY_CHANGES).values()
+        if (change[type_field] if type_field in change else None, change["location_code"], change["is_spot"]) == slot
+    ]
+    return [{"at": isoformat(change["due"]), "available": change["available"]} for change in sorted(changes, key=lambda c: c["due"])]
+
+
+@lifecycle.transition_hook("capacity.apply_change")
+def _apply_change(state: EmulatorState, change: Record, _at: float, _params: dict) -> None:
+    code = change.get("instance_type") or change["cluster_type"]
+    set_available(state, (code, change["location_code"], change["is_spot"]), change["available"])
+    state.store.delete(kinds.CAPACITY_CHANGES, change["id"])

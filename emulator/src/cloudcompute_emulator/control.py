@@ -107,16 +107,35 @@ class EmulatorControl:
 
     # -- capacity, eviction, clock, balance ------------------------------------------------------
 
-    def set_capacity(self, instance_type: str, location_code: str, available: int, is_spot: bool = False) -> dict[str, Any]:
+    def set_capacity(
+        self, instance_type: str, location_code: str, available: int, is_spot: bool = False, after_seconds: float | None = None
+    ) -> dict[str, Any]:
+        """``available`` more deployable now, or ``after_seconds`` from now on the emulator clock."""
         body = {"instance_type": instance_type, "location_code": location_code, "is_spot": is_spot, "available": available}
+        if after_seconds is not None:
+            body["after_seconds"] = after_seconds
+        return self._call("PUT", "/capacity", body)
+
+    def schedule_capacity(
+        self, instance_type: str, location_code: str, schedule: list[tuple[float, int]], is_spot: bool = False
+    ) -> dict[str, Any]:
+        """Several changes of one slot: ``[(after_seconds, available), ...]``."""
+        body = {
+            "instance_type": instance_type, "location_code": location_code, "is_spot": is_spot,
+            "schedule": [{"after_seconds": after, "available": units} for after, units in schedule],
+        }
         return self._call("PUT", "/capacity", body)
 
     def capacity(self, instance_type: str, location_code: str, is_spot: bool = False) -> dict[str, Any]:
         params = {"instance_type": instance_type, "location_code": location_code, "is_spot": str(is_spot).lower()}
         return self._call("GET", "/capacity", params=params)
 
-    def set_cluster_capacity(self, cluster_type: str, location_code: str, available: int) -> dict[str, Any]:
+    def set_cluster_capacity(
+        self, cluster_type: str, location_code: str, available: int, after_seconds: float | None = None
+    ) -> dict[str, Any]:
         body = {"cluster_type": cluster_type, "location_code": location_code, "available": available}
+        if after_seconds is not None:
+            body["after_seconds"] = after_seconds
         return self._call("PUT", "/capacity", body)
 
     def cluster_capacity(self, cluster_type: str, location_code: str) -> dict[str, Any]:

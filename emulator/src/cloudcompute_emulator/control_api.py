@@ -10,7 +10,7 @@ import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from cloudcompute_emulator import __version__, auth, capacity, catalog, kinds, projects
 from cloudcompute_emulator.clock import isoformat
@@ -74,12 +74,27 @@ class SeedRequest(ControlModel):
         return value
 
 
+class CapacityChange(ControlModel):
+    after_seconds: float = Field(ge=0, description="seconds from now on the emulator clock")
+    available: int = Field(ge=0, description="how many more can be deployed from then on")
+
+
 class CapacityRequest(ControlModel):
     instance_type: str | None = None
     cluster_type: str | None = Field(None, description="instead of instance_type")
     location_code: str
     is_spot: bool = False
-    available: int = Field(ge=0, description="how many more instances can be deployed from now on")
+    available: int | None = Field(None, ge=0, description="how many more instances can be deployed from now on")
+    after_seconds: float | None = Field(None, ge=0, description="apply `available` this many emulator-clock seconds from now")
+    schedule: list[CapacityChange] | None = Field(None, description="changes at later moments, instead of `available`")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> CapacityRequest:
+        if (self.available is None) == (self.schedule is None):
+            raise ValueError("give either available (with an optional after_seconds) or schedule")
+        if self.schedule is not None and self.after_seconds is not None:
+            raise ValueError("after_seconds goes with available; each schedule entry has its own")
+        return self
 
 
 class ClockAdvanceRequest(ControlModel):
@@ -248,6 +263,11 @@ async def set_capacity(request: Request):
     body: CapacityRequest = await _body(request, CapacityRequest)
     state = _state(request)
     slot = _slot(state, body.instance_type, body.cluster_type, body.location_code, body.is_spot)
+    if body.schedule is not None:
+        changes = [capacity.schedule_available(state, slot, change.available, change.after_seconds) for change in body.schedule]
+        return _responses.json({"scheduled": changes})
+    if body.after_seconds:
+        return _responses.json({"scheduled": [capacity.schedule_available(state, slot, body.available, body.after_seconds)]})
     return _responses.json(capacity.set_available(state, slot, body.available))
 
 
@@ -267,6 +287,7 @@ async def get_capacity(
         {
             type_field: slot[0], "location_code": location_code, "is_spot": is_spot,
             "total": capacity.total(state, slot), "in_use": held[slot], "available": capacity.available(state, slot, held),
+            "scheduled": capacity.pending_changes(state, slot),
         }
     )
 

@@ -1,0 +1,221 @@
+"""Benchmark of a GPU fleet when capacity is scarce: 24 instances requested at once where the
+capacity is split across three locations and released over time, under the production rate
+limits.
+
+The emulator runs the ``demo`` timing profile (an instance runs 3 s after its deploy). The
+capacity of ``1H100.80S.30V`` starts as the first step of a schedule and grows at later steps
+(``PUT /_emulator/capacity`` with ``schedule``, on the emulator clock, which here runs with the
+wall clock). One play over one inventory host per instance, all forks at once:
+``cloudcompute.cloud.instance`` with ``placement`` over the three locations and
+``on_no_capacity: wait`` deploys the host's instance wherever capacity appears and waits until it
+runs; a second play deletes them all with one bulk request (not timed against the floor).
+
+The floor is what no client can beat: the earliest moment the schedule has released enough
+capacity for every instance, plus the provisioning time of the last one. Targets: wall time of
+the deploy play <= 1.15x the floor, no failed task, and no deploy answered 503 except true
+races (a deploy sent because availability said yes, whose unit another instance of the fleet
+took in between; the module never deploys where availability said no, so each 503 is checked
+against the request log: another deploy was accepted between the last availability read and
+the 503).
+
+Usage: bench/scarce_fleet/run [--instances 24] [--scale 1.0] [--keep DIR]
+  --scale multiplies the schedule's times (0.5 halves the run; the floor follows).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from datetime import datetime
+
+import requests
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _common  # noqa: E402  pylint: disable=wrong-import-position
+from cloudcompute_emulator import timing  # noqa: E402  pylint: disable=wrong-import-position
+
+WALL_TARGET = 1.15
+PROFILE = "demo"
+INSTANCE_TYPE = "1H100.80S.30V"
+# location -> [(seconds from the start, units released then)]: 24 units in all, the last ones
+# two minutes in. Each step adds units to what is free then.
+SCHEDULE = {
+    "FIN-01": [(0, 4), (60, 4)],
+    "FIN-03": [(0, 0), (30, 4), (90, 4)],
+    "ICE-01": [(0, 2), (120, 6)],
+}
+
+PLAYBOOK = """
+- name: Deploy the fleet where capacity appears, one host per instance
+  hosts: fleet
+  gather_facts: false
+  tasks:
+    - name: Deploy the instance in any of the three locations, waiting for capacity, until it runs
+      cloudcompute.cloud.instance:
+        hostname: "{{ inventory_hostname }}"
+        image: ubuntu-24.04-cuda-12.8-open-docker
+        ssh_keys: ["{{ ssh_key_id }}"]
+        placement:
+          locations: [FIN-01, FIN-03, ICE-01]
+          instance_types: [%(type)s]
+        on_no_capacity: wait
+        wait_timeout: 900
+        state: running
+      register: placed
+
+    - name: Keep where it landed
+      ansible.builtin.copy:
+        dest: "{{ report_dir }}/{{ inventory_hostname }}.json"
+        content: "{{ placed.placement | to_json }}"
+        mode: "0600"
+      delegate_to: localhost
+""" % {"type": INSTANCE_TYPE}
+
+TEARDOWN = """
+- name: Delete the fleet
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Delete every instance in one bulk request
+      cloudcompute.cloud.instance_state:
+        instances: "{{ groups['fleet'] }}"
+        state: absent
+        delete_permanently: true
+"""
+
+
+def scaled(schedule, scale):
+    return dict((location, [(after * scale, units) for after, units in steps]) for location, steps in schedule.items())
+
+
+def floor_seconds(instances, schedule):
+    """The earliest moment the schedule has released ``instances`` units, plus provisioning."""
+    released, enough_at = 0, None
+    for after, units in sorted(step for steps in schedule.values() for step in steps):
+        released += units
+        if released >= instances:
+            enough_at = after
+            break
+    if enough_at is None:
+        raise SystemExit("the schedule releases %d units, fewer than %d instances" % (released, instances))
+    provisioning = timing.step_seconds("instance.ordered", PROFILE) + timing.step_seconds("instance.provisioning", PROFILE)
+    return enough_at + provisioning, {"capacity released": enough_at, "provisioning": provisioning}
+
+
+def failed_tasks(output):
+    return sum(int(failed) + int(unreachable) for unreachable, failed in
+               re.findall(r"\bunreachable=(\d+)\s+failed=(\d+)", output))
+
+
+def timestamp(entry):
+    return datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).timestamp()
+
+
+def races(log):
+    """The deploys answered 503, and those of them that were true races: some deploy was accepted
+    after the last availability read before the 503 (the request log does not keep bodies, so
+    not necessarily to the same location: an upper bound on the races)."""
+    answered_503, true_races = 0, 0
+    for index, entry in enumerate(log):
+        if (entry["method"], entry["path"], entry["status"]) != ("POST", "/v1/instances", 503):
+            continue
+        answered_503 += 1
+        reads = [position for position, item in enumerate(log[:index]) if item["path"] == "/v1/instance-availability"]
+        since = log[reads[-1] + 1:index] if reads else log[:index]
+        if any((item["method"], item["path"], item["status"]) == ("POST", "/v1/instances", 202) for item in since):
+            true_races += 1
+    return answered_503, true_races
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--instances", type=int, default=24, help="instances in the fleet (default 24)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply the schedule's times (default 1.0)")
+    parser.add_argument("--keep", metavar="DIR", help="keep the playbook, inventory, output and request log in DIR")
+    arguments = parser.parse_args()
+    schedule = scaled(SCHEDULE, arguments.scale)
+    floor, parts = floor_seconds(arguments.instances, schedule)
+
+    workdir = arguments.keep or tempfile.mkdtemp(prefix="cloudcompute-scarce-bench-")
+    os.makedirs(workdir, exist_ok=True)
+    report_dir = os.path.join(workdir, "placements")
+    os.makedirs(report_dir, exist_ok=True)
+    print(_common.load_line())
+    try:
+        with _common.run_emulator(profile=PROFILE) as emulator:
+            token = {"Authorization": "Bearer %s" % emulator.access_token()}
+            response = requests.post("%s/ssh-keys" % emulator.api_url, timeout=10, headers=token, json={
+                "name": "scarce-bench", "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q bench"})
+            response.raise_for_status()
+            ssh_key_id = response.text.strip().strip('"')
+            paths = {}
+            for name, text in (("fleet.yml", PLAYBOOK), ("teardown.yml", TEARDOWN)):
+                paths[name] = os.path.join(workdir, name)
+                with open(paths[name], "w") as handle:
+                    handle.write(text)
+            inventory = os.path.join(workdir, "fleet.ini")
+            with open(inventory, "w") as handle:
+                handle.write("[fleet]\n" + "".join("gpu-%02d\n" % number for number in range(1, arguments.instances + 1)))
+            environment = _common.ansible_environment(emulator, workdir)
+            for location, steps in schedule.items():
+                emulator.control._call("PUT", "/capacity", {
+                    "instance_type": INSTANCE_TYPE, "location_code": location,
+                    "schedule": [{"after_seconds": after, "available": units} for after, units in steps]})
+            _common.api_calls(emulator)
+            print("%d instances, capacity %s..." % (arguments.instances, json.dumps(schedule)), end=" ", flush=True)
+            run = _common.run_playbook(paths["fleet.yml"], environment, "-i", inventory, "--forks", str(arguments.instances),
+                                       "-e", "ssh_key_id=%s" % ssh_key_id, "-e", "report_dir=%s" % report_dir,
+                                       emulator=emulator, check=False)
+            print("%.1f s" % run["wall"], flush=True)
+            log = _common.api_calls(emulator)
+            placements = [json.load(open(os.path.join(report_dir, name))) for name in sorted(os.listdir(report_dir))]
+            _common.run_playbook(paths["teardown.yml"], environment, "-i", inventory, emulator=emulator, check=False)
+            with open(os.path.join(workdir, "output.txt"), "w") as handle:
+                handle.write(run["output"])
+            with open(os.path.join(workdir, "requests.json"), "w") as handle:
+                json.dump(log, handle, indent=0)
+    finally:
+        if not arguments.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(_common.load_line())
+    return 0 if report(arguments, floor, parts, run, log, placements) else 1
+
+
+def report(arguments, floor, parts, run, log, placements):
+    ratio = run["wall"] / floor
+    failed = failed_tasks(run["output"])
+    if run["returncode"] != 0 and not failed:
+        print(run["output"][-5000:])
+        failed = 1
+    answered_503, true_races = races(log)
+    landed = {}
+    for placement in placements:
+        landed[placement["location_code"]] = landed.get(placement["location_code"], 0) + 1
+    availability_reads = sum(1 for entry in log if entry["path"] == "/v1/instance-availability")
+    rate_limited = sum(1 for entry in log if entry["status"] == 429)
+    wall_met = ratio <= WALL_TARGET
+    failed_met = failed == 0 and len(placements) == arguments.instances
+    races_met = answered_503 == true_races
+    print()
+    print("floor: %.1f s = %s" % (floor, " + ".join("%.1f s %s" % (seconds, name) for name, seconds in parts.items())))
+    print("wall:  %.1f s (busy %.1f s)   %.2fx the floor   target <= %.2fx %s" % (
+        run["wall"], run["busy"], ratio, WALL_TARGET, "ok" if wall_met else "MISSED"))
+    print("landed: %s" % ", ".join("%s %d" % item for item in sorted(landed.items())))
+    print("failed tasks: %d   target 0 %s" % (failed, "ok" if failed_met else "MISSED"))
+    print("deploys answered 503: %d, true races %d   target: only races %s" % (
+        answered_503, true_races, "ok" if races_met else "MISSED"))
+    print("requests: %d (%d availability reads, %d deploys), %d answered 429" % (
+        len(log), availability_reads, sum(1 for entry in log if (entry["method"], entry["path"]) == ("POST", "/v1/instances")),
+        rate_limited))
+    print("result: %d instances, %.1f s = %.2fx the floor of %.1f s (target <= %.2fx: %s); %d failed tasks; "
+          "%d deploys answered 503, %d of them true races" % (
+              arguments.instances, run["wall"], ratio, floor, WALL_TARGET, "ok" if wall_met else "MISSED", failed,
+              answered_503, true_races))
+    return wall_met and failed_met and races_met
+
+
+if __name__ == "__main__":
+    sys.exit(main())

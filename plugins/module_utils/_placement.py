@@ -1,0 +1,232 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Capacity-aware placement of a new instance or cluster, shared by ``instance`` and ``cluster``.
+
+GPU capacity is scarce and moves by the minute. Given candidate locations and types (the
+``placement`` option), the module reads availability once for all of them, deploys to the first
+candidate that has capacity (or the cheapest, with ``strategy: cheapest``), and when that deploy
+still answers 503 (another customer took the last unit in between) it moves on to the next
+candidate. With ``on_no_capacity: wait`` it polls availability, never by deploying and failing,
+until a candidate has capacity, within the task's one ``wait_timeout``.
+
+Candidates are taken type by type, each in every location in order (the type is usually the
+choice that matters: an H100 anywhere before an H200 anywhere); with ``on_demand_fallback`` the
+same candidates as on-demand follow all the spot ones.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
+
+STRATEGIES = ["in_order", "cheapest"]
+
+# How often availability is read again while waiting (seconds): soon at first, then every 15
+# seconds at most, since freed capacity is often taken again within a minute (four reads a
+# minute per waiting task; the rate-limit headers stretch it further when the quota runs low).
+FIRST_POLL_INTERVAL = 2.0
+MAX_POLL_INTERVAL = 15.0
+
+# ``tried[].outcome`` values
+DEPLOYED = "deployed"
+PREDICTED = "predicted"
+NO_CAPACITY = "no_capacity"
+TAKEN = "no_capacity_on_deploy"  # availability said yes, the deploy said 503: a race lost
+
+
+def placement_argument_spec(kind):
+    """The ``placement`` and ``on_no_capacity`` options of the ``instance`` or ``cluster`` module."""
+    return dict(
+        placement=dict(type="dict", options=_placement_options(kind)),
+        on_no_capacity=dict(type="str", choices=["fail", "wait"], default="fail"),
+    )
+
+
+def _placement_options(kind):
+    options = dict(
+        locations=dict(type="list", elements="str"),
+        strategy=dict(type="str", choices=STRATEGIES, default="in_order"),
+    )
+    options[KINDS[kind]["types_option"]] = dict(type="list", elements="str")
+    if kind == "instance":
+        options["on_demand_fallback"] = dict(type="bool", default=False)
+    return options
+
+
+KINDS = {
+    "instance": dict(type_field="instance_type", types_option="instance_types",
+                     availability="/instance-availability", catalog="/instance-types"),
+    "cluster": dict(type_field="cluster_type", types_option="cluster_types",
+                    availability="/cluster-availability", catalog="/cluster-types"),
+}
+
+
+class Placement:
+    """Where a new ``kind`` ("instance" or "cluster") goes, for a module's params.
+
+    ``enabled`` is false when the task gave neither ``placement`` nor ``on_no_capacity: wait``:
+    the module then deploys to its one ``location_code`` as it always did, without the extra
+    availability and catalog reads.
+    """
+
+    def __init__(self, module, kind, budget, sleep=time.sleep):
+        self.module = module
+        self.client = module.client
+        self.kind = kind
+        self.type_field = KINDS[kind]["type_field"]
+        self.budget = budget
+        self.sleep = sleep
+        params = module.params
+        self.options = params.get("placement") or {}
+        self.on_no_capacity = params.get("on_no_capacity") or "fail"
+        self.enabled = bool(params.get("placement")) or self.on_no_capacity == "wait"
+        self.spot = bool(params.get("spot") or params.get("contract") == "SPOT") if kind == "instance" else False
+        self.locations = self.options.get("locations") or ([params["location_code"]] if params.get("location_code") else [])
+        given_types = self.options.get(KINDS[kind]["types_option"])
+        self.types = given_types or ([params[self.type_field]] if params.get(self.type_field) else [])
+        self._prices = None
+
+    # ------------------------------------------------------------------- validation
+
+    def validate(self):
+        """Refuse contradictory placement input before any API call."""
+        if not self.enabled:
+            return
+        params = self.module.params
+        if self.options.get("locations") and params.get("location_code") and params["location_code"] not in self.options["locations"]:
+            raise ModuleFailure("location_code=%s is not among placement.locations (%s): give one or the other"
+                                % (params["location_code"], ", ".join(self.options["locations"])))
+        types_option = KINDS[self.kind]["types_option"]
+        if self.options.get(types_option) and params.get(self.type_field) and params[self.type_field] not in self.options[types_option]:
+            raise ModuleFailure("%s=%s is not among placement.%s (%s): give one or the other"
+                                % (self.type_field, params[self.type_field], types_option, ", ".join(self.options[types_option])))
+        for option, values in (("locations", self.locations), (types_option, self.types)):
+            if len(set(values)) != len(values):
+                raise ModuleFailure("placement.%s lists the same entry twice: %s" % (option, ", ".join(values)))
+        if self.options.get("on_demand_fallback") and not self.spot:
+            raise ModuleFailure("placement.on_demand_fallback only applies to a spot request (spot=true)")
+        if len(self.locations) > 1 and params.get("existing_volumes"):
+            raise ModuleFailure("existing_volumes live in one location: with them, give a single location")
+        if len(self.locations) > 1 and params.get("existing_os_volume"):
+            raise ModuleFailure("existing_os_volume lives in one location: with it, give a single location")
+
+    def supplies(self, option):
+        """Does the placement give what the deploy option ``option`` would (a location, a type)?"""
+        return bool((option == "location_code" and self.locations) or (option == self.type_field and self.types))
+
+    # ------------------------------------------------------------------- candidates
+
+    def candidates(self):
+        """Every candidate in the order it is tried: ``[(location_code, type, spot)]``."""
+        spot_values = [self.spot] + ([False] if self.options.get("on_demand_fallback") else [])
+        ordered = [(location, code, spot) for spot in spot_values for code in self.types for location in self.locations]
+        if self.options.get("strategy") == "cheapest":
+            # stable: equal prices keep the order given
+            ordered.sort(key=lambda candidate: (candidate[2] != self.spot, self.price(candidate)))
+        return ordered
+
+    def accepts(self, resource):
+        """Is an existing resource in one of the candidates (so it is the one the task means)?"""
+        spot_values = (True, False) if self.options.get("on_demand_fallback") else (self.spot,)
+        return (resource.get("location") in self.locations and resource.get(self.type_field) in self.types
+                and bool(resource.get("is_spot")) in spot_values)
+
+    def price(self, candidate):
+        if self._prices is None:
+            self._prices = {}
+            for item in self.client.get(KINDS[self.kind]["catalog"], authenticated=False) or []:
+                self._prices[(item[self.type_field], False)] = as_number(item.get("price_per_hour"))
+                self._prices[(item[self.type_field], True)] = as_number(item.get("spot_price"))
+        return self._prices.get((candidate[1], candidate[2]))
+
+    def available(self):
+        """The candidates with capacity now: one availability read per spot value in play."""
+        found = set()
+        for spot in sorted(set(candidate[2] for candidate in self.candidates())):
+            params = {"is_spot": "true"} if spot else None
+            if len(self.locations) == 1:
+                params = dict(params or {}, location_code=self.locations[0])
+            for entry in self.client.get(KINDS[self.kind]["availability"], params=params) or []:
+                found.update((entry.get("location_code"), code, spot) for code in entry.get("availabilities") or [])
+        return found
+
+    # -------------------------------------------------------------------- placement
+
+    def body_for(self, body, location, code, spot):
+        """The deploy request ``body`` aimed at one candidate."""
+        placed = dict(body, location_code=location)
+        placed[self.type_field] = code
+        if self.kind == "instance":
+            placed.pop("is_spot", None)
+            if placed.get("contract") == "SPOT":
+                del placed["contract"]
+            if spot:
+                placed["is_spot"] = True
+        return placed
+
+    def describe(self, candidate, outcome):
+        location, code, spot = candidate
+        return {"location_code": location, self.type_field: code, "spot": spot, "outcome": outcome}
+
+    def result(self, candidate, tried, price=None):
+        location, code, spot = candidate
+        return {"location_code": location, self.type_field: code, "spot": spot,
+                "price_per_hour": price if price is not None else self.price(candidate), "tried": tried}
+
+    def of_existing(self, resource):
+        """The ``placement`` result of a resource that already exists (nothing tried)."""
+        candidate = (resource.get("location"), resource.get(self.type_field), bool(resource.get("is_spot")))
+        return self.result(candidate, [], price=as_number(resource.get("price_per_hour")))
+
+    def place(self, deploy):
+        """Deploy with ``deploy(location, type, spot)`` (which returns the new id) to the first
+        candidate that takes it; return ``(id, placement)``. In check mode nothing is deployed and
+        the id is None: the placement is the one the availability read predicts."""
+        interval = FIRST_POLL_INTERVAL
+        while True:
+            tried = []
+            available = self.available()
+            for candidate in self.candidates():
+                if candidate not in available:
+                    tried.append(self.describe(candidate, NO_CAPACITY))
+                    continue
+                if self.module.check_mode:
+                    tried.append(self.describe(candidate, PREDICTED))
+                    return None, self.result(candidate, tried)
+                try:
+                    resource_id = deploy(*candidate)
+                except ApiError as error:
+                    if error.status != 503:
+                        raise
+                    tried.append(self.describe(candidate, TAKEN))
+                    continue
+                tried.append(self.describe(candidate, DEPLOYED))
+                return resource_id, self.result(candidate, tried)
+            remaining = self.budget.remaining()
+            if self.on_no_capacity != "wait" or remaining <= 0:
+                raise self.no_capacity(tried)
+            if self.module.check_mode:
+                # a real run would wait: say so rather than guess where capacity will appear
+                self.module.warn("no candidate has capacity now; a real run would wait up to %ss for one" % self.budget.timeout)
+                return None, {"location_code": None, self.type_field: None, "spot": self.spot, "price_per_hour": None,
+                              "tried": tried}
+            self.sleep(min(remaining, max(interval, self.client.pacing_delay())))
+            interval = min(MAX_POLL_INTERVAL, interval * 1.5)
+
+    def no_capacity(self, tried):
+        said = "; ".join("%s %s%s: %s" % (item["location_code"], item[self.type_field], " (spot)" if item["spot"] else "",
+                                          "no capacity" if item["outcome"] == NO_CAPACITY else "taken by another deploy (503)")
+                         for item in tried)
+        waited = ("after waiting %ss (wait_timeout)" % self.budget.timeout if self.on_no_capacity == "wait"
+                  else "(on_no_capacity=wait waits for capacity within wait_timeout)")
+        return ModuleFailure("no capacity for %s %s %s; every candidate: %s. cloudcompute.cloud.offers lists what is "
+                             "available now; add locations or types to placement, or retry later."
+                             % (self.kind, self.module.params.get("hostname"), waited, said),
+                             placement={"tried": tried})

@@ -1,0 +1,146 @@
+"""End to end: the ready role on loopback instances of the emulator, served by a local sshd.
+
+The instances are deployed with the instance module (the emulator gives them 127.1.x.y
+addresses) and reached over real SSH. This machine has neither cloud-init nor nvidia-smi, so
+the role waits for the startup marker, and its GPU check must fail the GPU instance saying that
+nvidia-smi is missing, while the CPU instance is ready. A host whose marker never appears and
+one that answers on no port fail with their own reasons.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+# sshd is a fixture: pytest finds it by the test's argument name
+from test_inventory_ssh import BIN, free_port, run, sshd  # noqa: F401  pylint: disable=unused-import
+
+PLAYBOOK = """
+- name: Deploy two loopback instances and add them, and an address nobody answers on, to the inventory
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Register the test key
+      cloudcompute.cloud.ssh_key:
+        name: "{{ prefix }}-key"
+        public_key: "{{ lookup('ansible.builtin.file', public_key_file) }}"
+
+    - name: Deploy the instances
+      cloudcompute.cloud.instance:
+        hostname: "{{ prefix }}-{{ item.name }}"
+        instance_type: "{{ item.type }}"
+        image: "{{ item.image }}"
+        location_code: FIN-01
+        ssh_keys: ["{{ prefix }}-key"]
+      loop:
+        - {name: gpu, type: 1H100.80S.30V, image: ubuntu-24.04-cuda-12.8-open-docker}
+        - {name: cpu, type: CPU.4V.16G, image: ubuntu-24.04}
+      register: deployed
+
+    - name: Add them to the inventory
+      ansible.builtin.add_host:
+        name: "{{ item.instance.hostname }}"
+        groups: [new]
+        ansible_host: "{{ item.instance.ip }}"
+        cloudcompute_instance_type: "{{ item.instance.instance_type }}"
+        ready_startup_marker: "{{ marker }}"
+      loop: "{{ deployed.results }}"
+      loop_control:
+        label: "{{ item.instance.hostname }}"
+
+    - name: A second name for the CPU instance, whose startup never finishes
+      ansible.builtin.add_host:
+        name: "{{ prefix }}-late"
+        groups: [new]
+        ansible_host: "{{ deployed.results[1].instance.ip }}"
+        cloudcompute_instance_type: CPU.4V.16G
+        ready_startup_marker: "{{ marker }}.never"
+        ready_timeout: 2
+
+    - name: An address where nothing answers
+      ansible.builtin.add_host:
+        name: "{{ prefix }}-ghost"
+        groups: [new]
+        ansible_host: 127.1.250.250
+        ansible_port: "{{ closed_port }}"
+        cloudcompute_instance_type: CPU.4V.16G
+        ready_timeout: 3
+
+- name: Wait until the new hosts are ready
+  hosts: new
+  gather_facts: false
+  vars:
+    ready_check_gpus: true
+  roles:
+    - cloudcompute.cloud.ready
+
+- name: Report
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Write every host's readiness
+      ansible.builtin.copy:
+        dest: "{{ report }}"
+        content: "{{ dict(groups['new'] | zip(groups['new'] | map('extract', hostvars, 'cloudcompute_ready'))) | to_json }}"
+        mode: "0600"
+"""
+
+
+def test_ready_role_on_loopback_hosts(emulator, control, sshd, tmp_path):  # noqa: F811 - the fixture
+    control.update_settings(instance_ip_mode="loopback")
+    client_key = tmp_path / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(client_key)], check=True)
+    # the key the instances are deployed with, installed as their first boot would
+    (sshd["directory"] / "authorized_keys").write_text(client_key.with_suffix(".pub").read_text())
+    known_hosts = tmp_path / "known_hosts"
+    known_hosts.write_text("* %s\n" % " ".join((sshd["directory"] / "host_ed25519.pub").read_text().split()[:2]))
+    ssh_config = tmp_path / "ssh_config"
+    ssh_config.write_text("Host *\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n  IdentityFile %s\n"
+                          "  IdentitiesOnly yes\n  BatchMode yes\n  ConnectTimeout 2\n" % (known_hosts, client_key))
+    marker = tmp_path / "startup-finished"
+    marker.write_text("")  # the startup script's last step
+    prefix = "ready-%s" % uuid.uuid4().hex[:6]
+    report = tmp_path / "report.json"
+    playbook = tmp_path / "ready.yml"
+    playbook.write_text(PLAYBOOK)
+    env = dict(
+        os.environ,
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_FORCE_COLOR="0",
+        ANSIBLE_LOCALHOST_WARNING="0",
+        ANSIBLE_HOST_KEY_CHECKING="1",
+        ANSIBLE_SSH_ARGS="-F %s" % ssh_config,
+        CLOUDCOMPUTE_API_URL=emulator.api_url,
+        CLOUDCOMPUTE_CLIENT_ID=emulator.client_id,
+        CLOUDCOMPUTE_CLIENT_SECRET=emulator.client_secret,
+        CLOUDCOMPUTE_TOKEN_CACHE=str(tmp_path / "tokens"),
+    )
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(json.dumps({"all": {
+        "hosts": {"localhost": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}},
+        "vars": {"ansible_port": sshd["port"], "ansible_user": sshd["user"], "ansible_python_interpreter": sys.executable},
+    }}))
+    result = run([os.path.join(BIN, "ansible-playbook"), str(playbook), "-i", str(inventory),
+                  "-e", "prefix=%s" % prefix, "-e", "public_key_file=%s.pub" % client_key, "-e", "marker=%s" % marker,
+                  "-e", "report=%s" % report, "-e", "closed_port=%d" % free_port()], env)
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output[-10000:]  # some hosts failed, the play went on
+    ready = json.loads(report.read_text())
+
+    gpu = ready[prefix + "-gpu"]
+    assert gpu["connected"] is True and gpu["startup_finished"] is True
+    assert gpu["gpus_expected"] == 1 and gpu["gpus_found"] is None and gpu["ok"] is False
+    assert gpu["reasons"] == ["nvidia-smi is missing: no NVIDIA driver, but 1H100.80S.30V has 1 H100 GPU(s)"]
+    assert "%s-gpu is not ready: nvidia-smi is missing" % prefix in output
+
+    assert ready[prefix + "-cpu"] == {"connected": True, "startup_finished": True, "gpus_expected": 0, "gpus_found": None,
+                                      "gpu_model": None, "ok": True, "reasons": []}
+
+    late = ready[prefix + "-late"]
+    assert late["connected"] is True and late["startup_finished"] is False and late["ok"] is False
+    assert late["reasons"] == ["the startup marker %s.never did not appear within 2s" % marker]
+
+    ghost = ready[prefix + "-ghost"]
+    assert ghost["connected"] is False and ghost["startup_finished"] is False and ghost["ok"] is False
+    assert ghost["reasons"][0].startswith("no connection within 3s")
