@@ -588,10 +588,6 @@ class Instance(Resource):
             return current is None or current.get("status") in GOING_AWAY
         return current is not None and current.get("status") == ACTION_STATUS.get(action)
 
-    def result(self, changed, before, after):
-        before, after = self.module.hide_jupyter_tokens([before, after])
-        return super(Instance, self).result(changed, before, after)
-
     def view(self, resource):
         if not resource:
             return {}
@@ -801,6 +797,7 @@ class Instance(Resource):
         return doomed
 
     def result(self, changed, before, after, placement=None):
+        before, after = self.module.hide_jupyter_tokens([before, after])
         result = super(Instance, self).result(changed, before, after)
         if placement is not None:
             result["placement"] = placement
