@@ -14,6 +14,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import calendar
+import datetime
 import time
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, looks_like_id
@@ -27,6 +29,10 @@ IMMUTABLE = "immutable"  # cannot change at all: a difference is a clear failure
 
 FIRST_POLL_INTERVAL = 0.25
 MAX_POLL_INTERVAL = 10.0
+# Resources carrying the same name that were all created less than this long ago may be
+# concurrent runs' creates being settled (a losing run deleting its own): a lookup waits for
+# them to settle rather than failing as ambiguous.
+SETTLE_WINDOW = 900.0
 
 
 class WaitBudget:
@@ -67,15 +73,33 @@ class WaitBudget:
             interval = min(MAX_POLL_INTERVAL, interval * 1.5)
 
 
+class AmbiguousName(ModuleFailure):
+    """Several resources carry the name a lookup was given; ``candidates`` are their records."""
+
+    def __init__(self, msg, candidates):
+        super(AmbiguousName, self).__init__(msg)
+        self.candidates = candidates
+
+
 def pick_one(candidates, what, identity):
     """The single match of a lookup by name; several are ambiguous and need the id."""
     if not candidates:
         return None
     if len(candidates) > 1:
-        raise ModuleFailure(
+        raise AmbiguousName(
             "%d %ss are named %r: give the id of the one you mean (ids: %s)"
-            % (len(candidates), what, identity, ", ".join(sorted(str(item.get("id")) for item in candidates))))
+            % (len(candidates), what, identity, ", ".join(sorted(str(item.get("id")) for item in candidates))),
+            candidates)
     return candidates[0]
+
+
+def age_in_seconds(record, now):
+    """Seconds since the record's ``created_at`` (ISO 8601); None when it has none."""
+    try:
+        created = datetime.datetime.strptime(str(record["created_at"])[:19], "%Y-%m-%dT%H:%M:%S")
+    except (KeyError, ValueError):
+        return None
+    return now - calendar.timegm(created.timetuple())
 
 
 def creation_order(record):
@@ -247,7 +271,7 @@ class Resource:
             raise ModuleFailure("one of id or %s is required" % self.name_option)
         if self.params.get("state") not in self.gone_states:
             self.hold_create_lock(name)
-        return self.find_by_name(name)
+        return self.find_settled(name)
 
     # ------------------------------------------------------------------ concurrent creates
 
@@ -262,6 +286,22 @@ class Resource:
     def release_create_lock(self):
         if self._create_lock is not None:
             self._create_lock.release()
+
+    def find_settled(self, name):
+        """``find_by_name``, waiting while several resources carry the name only because
+        concurrent runs created them moments ago and the losers are deleting theirs. Older
+        duplicates, which no run is settling, are ambiguous at once."""
+        interval = FIRST_POLL_INTERVAL
+        while True:
+            try:
+                return self.find_by_name(name)
+            except AmbiguousName as ambiguity:
+                now = time.time()
+                ages = [age_in_seconds(record, now) for record in ambiguity.candidates]
+                if None in ages or max(ages) > SETTLE_WINDOW:
+                    raise
+                self.budget.sleep(max(interval, self.client.pacing_delay()))
+                interval = min(MAX_POLL_INTERVAL, interval * 1.5)
 
     def same_name(self, name):
         """Every live resource carrying ``name``, read afresh (one call)."""

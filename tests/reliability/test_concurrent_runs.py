@@ -90,7 +90,7 @@ def test_concurrent_runs_converge_without_duplicates(tmp_path, runs, one_machine
         [data] = [item for item in live(volumes) if item["name"] == hostname + "-data"]
         assert data["id"] in instance["volume_ids"], (instance, data)
         assert instance["startup_script_id"] and instance["ssh_key_ids"]
-    [key] = [item for item in ssh_keys if item["name"] == prefix + "-key"]
+    [key] = [item for item in live(ssh_keys) if item["name"] == prefix + "-key"]
     [script] = [item for item in live(scripts) if item["name"] == prefix + "-init"]
     for instance in [item for item in live(instances) if item["hostname"] in hostnames]:
         assert instance["ssh_key_ids"] == [key["id"]] and instance["startup_script_id"] == script["id"], instance
@@ -103,15 +103,15 @@ def test_concurrent_runs_converge_without_duplicates(tmp_path, runs, one_machine
                and entry["path"].rstrip("/") in ("/v1/instances", "/v1/ssh-keys", "/v1/scripts")]
     instance_spans = duplicate_seconds(instances, "hostname", hostnames)
     script_spans = duplicate_seconds(scripts, "name", [prefix + "-init"])
-    spans = instance_spans + script_spans
+    key_spans = duplicate_seconds(ssh_keys, "name", [prefix + "-key"])
+    spans = instance_spans + script_spans + key_spans
     scenario = "concurrent runs: %d runs, %s%s" % (runs, "one machine" if one_machine else "several machines",
                                                      ", faults" if faults else "")
     report(scenario, "%d instances + 1 SSH key + 1 script converged by each run in %s s; 0 failed tasks, "
            "0 duplicates left" % (FLEET_SIZE, ", ".join("%.0f" % run.seconds for run in finished)))
     report(scenario, "creates sent: %d (%d resources wanted); resources discarded by losing runs: %d instances, %d scripts, "
            "%d SSH keys; adoption warnings: %d"
-           % (len(created), FLEET_SIZE + 2, len(instance_spans), len(script_spans),
-              len([entry for entry in created if entry["path"].startswith("/v1/ssh-keys")]) - 1, warnings))
+           % (len(created), FLEET_SIZE + 2, len(instance_spans), len(script_spans), len(key_spans), warnings))
     report(scenario, "duplicate-seconds: %.1f in all, longest %.1f s" % (sum(spans), max(spans or [0])))
     if one_machine and not faults:
         # the create locks leave nothing to settle
