@@ -6,6 +6,7 @@ settles every name on one winner. Either way, with or without the fault mix of t
 no failed task, no duplicate left, no volume of a winner lost."""
 
 import datetime
+import json
 
 import pytest
 from cloudcompute_emulator.testing import run_emulator
@@ -78,8 +79,10 @@ def test_concurrent_runs_converge_without_duplicates(tmp_path, runs, one_machine
         ssh_keys = control.resources("ssh_keys")
         log = api_requests(control)
 
-    for run in finished:
-        assert run.returncode == 0 and not run.failed, run.describe_failures()
+    for number, run in enumerate(finished):
+        (tmp_path / ("run%d" % number) / "output.txt").write_text(run.stdout + run.stderr)
+        (tmp_path / "requests.json").write_text(json.dumps(log, indent=1))
+        assert run.returncode == 0 and not run.failed, "%s (outputs in %s)" % (run.describe_failures(), tmp_path)
     warnings = sum(run.stdout.count("another run created") + run.stderr.count("another run created") for run in finished)
 
     # no duplicate left: every name carried by exactly one live resource
