@@ -271,7 +271,10 @@ class Resource:
             raise ModuleFailure("one of id or %s is required" % self.name_option)
         if self.params.get("state") not in self.gone_states:
             self.hold_create_lock(name)
-        return self.find_settled(name)
+        found = self.find_settled(name)
+        if found is not None and found.get("status") not in self.going_away:
+            self.release_create_lock()  # nothing to create: the other tasks need not wait for this one
+        return found
 
     # ------------------------------------------------------------------ concurrent creates
 

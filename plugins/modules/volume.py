@@ -318,6 +318,8 @@ class Volume(Resource):
         if state == "present":
             self.hold_create_lock(name)
         found = volume_named(self.active_volumes(), name, location)
+        if found is not None:
+            self.release_create_lock()
         # The trash is read only when the state needs it: a restore, or a permanent delete.
         if found is None and (state == "restored" or (state == "absent" and self.params["permanent"])):
             found = volume_named(self.client.get(self.path + "/trash") or [], name, location)
