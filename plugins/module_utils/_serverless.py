@@ -346,6 +346,7 @@ class Deployment:
         self.name = self.params["name"]
         self.budget = WaitBudget(self.client, self.params["wait_timeout"])
         self.containers = ContainerSpecs(self.client, self.params.get("containers") or [])
+        self.create_lock = None
 
     @property
     def noun(self):

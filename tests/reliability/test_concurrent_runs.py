@@ -108,8 +108,8 @@ def test_concurrent_runs_converge_without_duplicates(tmp_path, runs, one_machine
     script_spans = duplicate_seconds(scripts, "name", [prefix + "-init"])
     key_spans = duplicate_seconds(ssh_keys, "name", [prefix + "-key"])
     spans = instance_spans + script_spans + key_spans
-    scenario = "concurrent runs: %d runs, %s%s" % (runs, "one machine" if one_machine else "several machines",
-                                                     ", faults" if faults else "")
+    scenario = "concurrent runs: %d runs, %s%s" % (
+        runs, "one machine" if one_machine else "several machines", ", faults" if faults else "")
     report(scenario, "%d instances + 1 SSH key + 1 script converged by each run in %s s; 0 failed tasks, "
            "0 duplicates left" % (FLEET_SIZE, ", ".join("%.0f" % run.seconds for run in finished)))
     report(scenario, "creates sent: %d (%d resources wanted); resources discarded by losing runs: %d instances, %d scripts, "
