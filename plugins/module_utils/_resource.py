@@ -14,9 +14,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import calendar
+import datetime
 import time
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, looks_like_id
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 
 # How a change to a field is applied to an existing resource.
@@ -26,6 +29,10 @@ IMMUTABLE = "immutable"  # cannot change at all: a difference is a clear failure
 
 FIRST_POLL_INTERVAL = 0.25
 MAX_POLL_INTERVAL = 10.0
+# Resources carrying the same name that were all created less than this long ago may be
+# concurrent runs' creates being settled (a losing run deleting its own): a lookup waits for
+# them to settle rather than failing as ambiguous.
+SETTLE_WINDOW = 900.0
 
 
 class WaitBudget:
@@ -66,15 +73,41 @@ class WaitBudget:
             interval = min(MAX_POLL_INTERVAL, interval * 1.5)
 
 
+class AmbiguousName(ModuleFailure):
+    """Several resources carry the name a lookup was given; ``candidates`` are their records."""
+
+    def __init__(self, msg, candidates):
+        super(AmbiguousName, self).__init__(msg)
+        self.candidates = candidates
+
+
 def pick_one(candidates, what, identity):
     """The single match of a lookup by name; several are ambiguous and need the id."""
     if not candidates:
         return None
     if len(candidates) > 1:
-        raise ModuleFailure(
+        raise AmbiguousName(
             "%d %ss are named %r: give the id of the one you mean (ids: %s)"
-            % (len(candidates), what, identity, ", ".join(sorted(str(item.get("id")) for item in candidates))))
+            % (len(candidates), what, identity, ", ".join(sorted(str(item.get("id")) for item in candidates))),
+            candidates)
     return candidates[0]
+
+
+def age_in_seconds(record, now):
+    """Seconds since the record's ``created_at`` (ISO 8601); None when it has none."""
+    try:
+        created = datetime.datetime.strptime(str(record["created_at"])[:19], "%Y-%m-%dT%H:%M:%S")
+    except (KeyError, ValueError):
+        return None
+    return now - calendar.timegm(created.timetuple())
+
+
+def creation_order(record):
+    """Sort key of the winner rule among resources that carry the same name: the oldest
+    ``created_at`` first, then the smallest id. Every run computes the same order from the same
+    records, so concurrent runs agree on which one is kept without talking to each other."""
+    created_at = record.get("created_at")
+    return (created_at is None, str(created_at or ""), str(record.get("id")))
 
 
 def is_not_found(error):
@@ -193,6 +226,7 @@ class Resource:
     fields = ()           # Field declarations (the name field included when it is one)
     update_method = None  # "PATCH" when the API updates in place
     gone_states = ("absent",)  # states a missing resource already satisfies
+    going_away = ()       # statuses of a resource being removed: it no longer holds its name
 
     @property
     def noun(self):
@@ -203,6 +237,7 @@ class Resource:
         self.params = module.params
         self.client = module.client
         self.budget = WaitBudget(self.client, self.params.get("wait_timeout") or 0)
+        self._create_lock = None
 
     # --------------------------------------------------------------------------- lookups
 
@@ -234,7 +269,95 @@ class Resource:
         name = self.params.get(self.name_option)
         if not name:
             raise ModuleFailure("one of id or %s is required" % self.name_option)
-        return self.find_by_name(name)
+        if self.params.get("state") not in self.gone_states:
+            self.hold_create_lock(name)
+        found = self.find_settled(name)
+        if found is not None and found.get("status") not in self.going_away:
+            self.release_create_lock()  # nothing to create: the other tasks need not wait for this one
+        return found
+
+    # ------------------------------------------------------------------ concurrent creates
+
+    def hold_create_lock(self, name):
+        """Before looking ``name`` up for a possible create: wait until no other task on this
+        machine is between the same lookup and its create, and hold the lock until our own
+        create is done (``create_unique``) or the task ends. Check mode creates nothing and
+        takes no lock."""
+        if not self.module.check_mode and self._create_lock is None:
+            self._create_lock = hold_create_lock(self.client, self.key, name)
+
+    def release_create_lock(self):
+        if self._create_lock is not None:
+            self._create_lock.release()
+
+    def find_settled(self, name):
+        """``find_by_name``, waiting while several resources carry the name only because
+        concurrent runs created them moments ago and the losers are deleting theirs. Older
+        duplicates, which no run is settling, are ambiguous at once."""
+        interval = FIRST_POLL_INTERVAL
+        while True:
+            try:
+                return self.find_by_name(name)
+            except AmbiguousName as ambiguity:
+                now = time.time()
+                ages = [age_in_seconds(record, now) for record in ambiguity.candidates]
+                if None in ages or max(ages) > SETTLE_WINDOW:
+                    raise
+                self.budget.sleep(max(interval, self.client.pacing_delay()))
+                interval = min(MAX_POLL_INTERVAL, interval * 1.5)
+
+    def same_name(self, name):
+        """Every live resource carrying ``name``, read afresh (one call)."""
+        return [item for item in self.list_named(name)
+                if item.get(self.name_field) == name and item.get("status") not in self.going_away]
+
+    def create_unique(self, path, body, exclude_id=None, **create_options):
+        """``client.create()`` the resource ``body`` names, making sure the name ends up carried
+        once; return the id of the resource to converge (``exclude_id``: one being replaced).
+
+        On one machine the create lock keeps concurrent tasks apart; tasks on several machines
+        (two execution nodes, a laptop and CI) can still both find nothing and both create. So
+        the name is read once more after the create: when more than one live resource carries
+        it, the winner rule (``creation_order``) picks the same one in every run, and a run that
+        lost deletes what it created (``discard_created``) and adopts the winner, with a
+        warning naming both ids. A lost create response is resolved by the same read."""
+        name = body.get(self.name_field)
+        recovered = []
+
+        def carrying_name():
+            return sorted((item for item in self.same_name(name) if item.get("id") != exclude_id), key=creation_order)
+
+        def oldest_after_lost_response():
+            same = carrying_name()
+            recovered[:] = same[:1]
+            return same[0] if same else None
+
+        try:
+            created_id = self.client.create(path, body, find_existing=oldest_after_lost_response, **create_options)
+            same = carrying_name()
+            if len(same) < 2:
+                return created_id
+            winner, losers = same[0]["id"], [item["id"] for item in same[1:]]
+            if created_id in losers:
+                discarded = [created_id]
+            elif recovered:
+                # Which one this task made is unknown. The lookup before the create found none,
+                # so every other one was made by a concurrent run, which deletes it as a loser too.
+                discarded = losers
+            else:
+                return created_id
+            for loser in discarded:
+                self.discard_created(loser, body)
+            self.module.warn("another run created %s %r at the same time: this task deleted %s, which it had just "
+                             "created, and adopted %s, the oldest, which every run keeps"
+                             % (self.noun, name, ", ".join(discarded), winner))
+            return winner
+        finally:
+            self.release_create_lock()
+
+    def discard_created(self, created_id, body):
+        """Delete what this task created under a name another run's resource already holds."""
+        self.delete({"id": created_id})
 
     # ---------------------------------------------------------------------- desired state
 
@@ -270,12 +393,10 @@ class Resource:
     def create(self, template=None, exclude_id=None):
         """Create the resource from the desired fields (over ``template``'s, when replacing).
 
-        A lost response is resolved by looking the new resource up by name, never by resending
-        blindly; ``exclude_id`` keeps the resource being replaced out of that lookup."""
+        ``exclude_id`` is the resource being replaced, which keeps its name meanwhile."""
         body = dict((field.api, template.get(field.api)) for field in self.fields) if template else {}
         body.update(self.desired())
-        name = body.get(self.name_field)
-        resource_id = self.client.create(self.path, body, find_existing=lambda: self.find_by_name(name, exclude_id))
+        resource_id = self.create_unique(self.path, body, exclude_id=exclude_id)
         return self.wait_created(resource_id)
 
     def wait_created(self, resource_id):

@@ -23,6 +23,7 @@ import copy
 import re
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, looks_like_id
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
@@ -345,6 +346,7 @@ class Deployment:
         self.name = self.params["name"]
         self.budget = WaitBudget(self.client, self.params["wait_timeout"])
         self.containers = ContainerSpecs(self.client, self.params.get("containers") or [])
+        self.create_lock = None
 
     @property
     def noun(self):
@@ -388,6 +390,10 @@ class Deployment:
         return body.get("status") if isinstance(body, dict) else body
 
     def find(self):
+        if self.params["state"] != "absent" and not self.module.check_mode:
+            # the API refuses a second deployment of a name: the lock spares a concurrent
+            # task on this machine that refusal (released when this task ends)
+            self.create_lock = hold_create_lock(self.client, self.key, self.name)
         current = self.fetch()
         if current is not None:
             current = dict(current, status=self.read_status())
@@ -422,8 +428,14 @@ class Deployment:
                 if error.status == 503:
                     raise error.with_hint("No capacity for the serverless compute %s: choose another GPU model or "
                                           "size, or retry later" % self.compute_label(body))
-                if error.status != 409 or self.fetch() is not None:
+                if error.status != 409:
                     raise
+                created_meanwhile = self.fetch()
+                if created_meanwhile is not None:
+                    # another run (on another machine) created it since our lookup: adopt it
+                    self.module.warn("another run created %s %s at the same time: this task adopted it"
+                                     % (self.noun, self.name))
+                    return created_meanwhile
                 if not self.params["wait"]:
                     raise error.with_hint("A %s of this name may still be being deleted: retry in a moment, "
                                           "or set wait: true to wait for it" % self.noun)

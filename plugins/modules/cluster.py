@@ -435,6 +435,7 @@ class Cluster(Resource):
     path = "/clusters"
     name_field = "hostname"
     name_option = "hostname"
+    going_away = GOING_AWAY
 
     def __init__(self, module):
         super(Cluster, self).__init__(module)
@@ -587,13 +588,25 @@ class Cluster(Resource):
     def deploy(self, body):
         try:
             # a 503 here means no capacity: an answer to report, not an outage to retry
-            return self.client.create(self.path, body, find_existing=lambda: self.find_by_name(body["hostname"]),
-                                      retry_unavailable=False)
+            return self.create_unique(self.path, body, retry_unavailable=False)
         except ApiError as error:
             if error.status == 503:
                 raise error.with_hint("No capacity for cluster type %s in %s: %s"
                                       % (body["cluster_type"], body["location_code"], CAPACITY_HINT))
             raise
+
+    def discard_created(self, created_id, body):
+        # with the shared volumes created with it, permanently (the API deletes them once it is gone)
+        cluster = self.fetch(created_id)
+        if cluster is None or cluster.get("status") in GOING_AWAY:
+            return
+        kept = set(volume["id"] for volume in body.get("existing_volumes") or [])
+        created_volumes = [volume["id"] for volume in cluster.get("shared_volumes") or [] if volume["id"] not in kept]
+        self.client.put(self.path, {"actions": [{"action": "discontinue", "id": created_id}]})
+        if created_volumes:
+            self.wait_gone(created_id)
+            for volume_id in created_volumes:
+                self.client.delete("/volumes/%s" % volume_id, json_body={"is_permanent": True})
 
     # ------------------------------------------------------------------- convergence
 

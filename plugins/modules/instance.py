@@ -497,6 +497,7 @@ class Instance(Resource):
     name_field = "hostname"
     name_option = "hostname"
     gone_states = ("absent", "hibernated")
+    going_away = GOING_AWAY
 
     def __init__(self, module):
         super(Instance, self).__init__(module)
@@ -673,12 +674,21 @@ class Instance(Resource):
     def deploy(self, body):
         try:
             # a 503 here means no capacity: an answer to report, not an outage to retry
-            return self.client.create(self.path, body, find_existing=lambda: self.find_by_name(body["hostname"]),
-                                      retry_unavailable=False)
+            return self.create_unique(self.path, body, retry_unavailable=False)
         except ApiError as error:
             if error.status == 503:
                 raise error.with_hint("No capacity for %s in %s: %s" % (body["instance_type"], body["location_code"], CAPACITY_HINT))
             raise
+
+    def discard_created(self, created_id, body):
+        # with the volumes created with it, permanently: nobody else knows of them
+        instance = self.fetch(created_id)
+        if instance is None or instance.get("status") in GOING_AWAY:
+            return
+        instance = self.wait_set_up(instance)  # the API refuses to delete one being set up
+        kept = set(body.get("existing_volumes") or []) | set([body["image"]])
+        self.act(instance, "delete", volume_ids=[volume_id for volume_id in instance.get("volume_ids") or []
+                                                 if volume_id not in kept], delete_permanently=True)
 
     # ------------------------------------------------------------------ convergence
 

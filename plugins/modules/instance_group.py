@@ -350,7 +350,7 @@ class InstanceGroup(Resource):
         """A create or update; a 409 (name taken) gets a hint."""
         try:
             if method == "POST":
-                return self.fetch(self.client.create(path, body, find_existing=lambda: self.find_by_name(body["name"])))
+                return self.fetch(self.create_unique(path, body))
             return self.client.patch(path, body)
         except ApiError as error:
             if error.status == 409:

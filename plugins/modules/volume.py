@@ -315,15 +315,24 @@ class Volume(Resource):
                 raise ModuleFailure("volume %s does not exist" % self.params["id"])
             return found
         name, location = self.params["name"], self.params["location_code"]
+        if state == "present":
+            self.hold_create_lock(name)
         found = volume_named(self.active_volumes(), name, location)
+        if found is not None:
+            self.release_create_lock()
         # The trash is read only when the state needs it: a restore, or a permanent delete.
         if found is None and (state == "restored" or (state == "absent" and self.params["permanent"])):
             found = volume_named(self.client.get(self.path + "/trash") or [], name, location)
         return found
 
-    def find_created(self, name, location):
-        """The volume a create whose response was lost made, if it made one (a fresh list)."""
-        return volume_named(self.client.get(self.path) or [], name, location)
+    def same_name(self, name):
+        # the volumes carrying the name in the location a create puts it (read afresh)
+        location = self.params["location_code"] or self.clone_source()["location"]
+        return [volume for volume in self.client.get(self.path) or []
+                if volume.get("name") == name and volume.get("location") == location]
+
+    def discard_created(self, created_id, body):
+        self.client.delete("%s/%s" % (self.path, created_id), json_body={"is_permanent": True})
 
     def validate(self):
         if self.params["size"] is not None and self.params["size"] < 1:
@@ -520,8 +529,7 @@ class Volume(Resource):
         if self.desired_tags:
             body["tags"] = tag_inputs(self.desired_tags)
         try:
-            volume_id = self.client.create(self.path, body,
-                                           find_existing=lambda: self.find_created(params["name"], params["location_code"]))
+            volume_id = self.create_unique(self.path, body)
         except ApiError as error:
             if error.status == 403 and to_attach:
                 raise error.with_hint("Attaching needs the instances shut down; " + STOP_HINT + ".")
@@ -548,8 +556,7 @@ class Volume(Resource):
             body["location_code"] = location
         if volume_type != source["type"]:
             body["type"] = volume_type
-        volume_id = self.client.create(self.path, body, method="PUT",
-                                       find_existing=lambda: self.find_created(params["name"], location))
+        volume_id = self.create_unique(self.path, body, method="PUT")
         cloned = self.settled_or_fetched(volume_id, "volume %s to be cloned from %s" % (volume_id, source["id"]),
                                          must_wait=bool(plan))
         return self.result(True, None, self.apply(cloned, plan))
