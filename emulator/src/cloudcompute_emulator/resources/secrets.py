@@ -1,7 +1,8 @@
 """Serverless supporting resources: secrets, file secrets and container registry credentials,
 and the deployments' references to them.
 
-Plain functions of the store, the clock and the project: no HTTP here. Names are the identity
+Plain functions of the store, the clock and the project (:class:`~cloudcompute_emulator.ports.Records`):
+no HTTP and no emulator state here. Names are the identity
 (secrets and file secrets share one namespace, since ``GET /v1/secrets`` lists both); values are
 checked and then dropped, never stored, so nothing can ever return them.
 """
@@ -11,27 +12,25 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cloudcompute_emulator import kinds
 from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.errors import conflict, invalid, not_found
+from cloudcompute_emulator.ports import Records
 from cloudcompute_emulator.schemas.secrets import FILE_SECRET_MAX_BYTES, REGISTRY_FIELDS, SecretFileInput
 from cloudcompute_emulator.store import Record
-
-if TYPE_CHECKING:
-    from cloudcompute_emulator.state import EmulatorState
 
 SECRET_KINDS = (kinds.SECRETS, kinds.FILE_SECRETS)
 LABEL = {kinds.SECRETS: "Secret", kinds.FILE_SECRETS: "File secret", kinds.REGISTRY_CREDENTIALS: "Container registry credentials"}
 DEPLOYMENT_KINDS = {kinds.CONTAINER_DEPLOYMENTS: "container deployment", kinds.JOB_DEPLOYMENTS: "job deployment"}
 
 
-def find(state: EmulatorState, project_id: str, kind: str, name: str) -> Record | None:
+def find(state: Records, project_id: str, kind: str, name: str) -> Record | None:
     return next((record for record in state.store.records(kind, project_id) if record["name"] == name), None)
 
 
-def get(state: EmulatorState, project_id: str, kind: str, name: str) -> Record:
+def get(state: Records, project_id: str, kind: str, name: str) -> Record:
     record = find(state, project_id, kind, name)
     if record is None:
         raise not_found(f"{LABEL[kind]} {name}")
@@ -42,7 +41,7 @@ def _namespace(kind: str) -> tuple[str, ...]:
     return SECRET_KINDS if kind in SECRET_KINDS else (kind,)
 
 
-def _insert(state: EmulatorState, project_id: str, kind: str, name: str, **fields: Any) -> Record:
+def _insert(state: Records, project_id: str, kind: str, name: str, **fields: Any) -> Record:
     for other in _namespace(kind):
         if find(state, project_id, other, name) is not None:
             raise conflict(f"A {LABEL[other].lower()} named '{name}' already exists")
@@ -50,7 +49,7 @@ def _insert(state: EmulatorState, project_id: str, kind: str, name: str, **field
     return state.store.insert(kind, record)
 
 
-def create_secret(state: EmulatorState, project_id: str, name: str) -> Record:
+def create_secret(state: Records, project_id: str, name: str) -> Record:
     return _insert(state, project_id, kinds.SECRETS, name)
 
 
@@ -61,7 +60,7 @@ def _decoded_size(index: int, file: SecretFileInput) -> int:
         raise invalid(f"files.{index}.base64_content: not standard padded base64") from None
 
 
-def create_file_secret(state: EmulatorState, project_id: str, name: str, files: list[SecretFileInput]) -> Record:
+def create_file_secret(state: Records, project_id: str, name: str, files: list[SecretFileInput]) -> Record:
     file_names = [file.file_name for file in files]
     duplicate = next((file_name for file_name in file_names if file_names.count(file_name) > 1), None)
     if duplicate is not None:
@@ -71,7 +70,7 @@ def create_file_secret(state: EmulatorState, project_id: str, name: str, files: 
     return _insert(state, project_id, kinds.FILE_SECRETS, name, file_names=file_names)
 
 
-def create_registry_credential(state: EmulatorState, project_id: str, name: str, registry_type: str, fields: set[str]) -> Record:
+def create_registry_credential(state: Records, project_id: str, name: str, registry_type: str, fields: set[str]) -> Record:
     """``fields``: the type-specific fields the request gave."""
     wanted = REGISTRY_FIELDS[registry_type]
     missing = [field for field in wanted if field not in fields]
@@ -112,13 +111,13 @@ def references(deployment: Record) -> Iterator[tuple[str, str]]:
         yield kinds.REGISTRY_CREDENTIALS, credentials["name"]
 
 
-def require_exists(state: EmulatorState, project_id: str, kind: str, name: str, field: str) -> None:
+def require_exists(state: Records, project_id: str, kind: str, name: str, field: str) -> None:
     """A deployment's reference: 400 naming the field and the missing name."""
     if find(state, project_id, kind, name) is None:
         raise invalid(f"{field}: {LABEL[kind].lower()} '{name}' not found")
 
 
-def users(state: EmulatorState, project_id: str, kind: str, name: str) -> list[str]:
+def users(state: Records, project_id: str, kind: str, name: str) -> list[str]:
     """'<kind> <name>' of each deployment referring to the record."""
     return [
         f"{label} {deployment['name']}"
@@ -128,7 +127,7 @@ def users(state: EmulatorState, project_id: str, kind: str, name: str) -> list[s
     ]
 
 
-def delete(state: EmulatorState, project_id: str, kind: str, name: str, force: bool) -> Record:
+def delete(state: Records, project_id: str, kind: str, name: str, force: bool) -> Record:
     """Refused (409, naming the deployments) while in use unless ``force``; a forced delete
     leaves the deployments running with what they had."""
     record = get(state, project_id, kind, name)
