@@ -25,10 +25,13 @@ def test_instance_types(anonymous: ApiClient, api: ApiClient) -> None:
     euro_h100 = next(item for item in euro if item["instance_type"] == "8H100.80S.176V")
     assert euro_h100["currency"] == "eur" and float(euro_h100["price_per_hour"]) < float(h100["price_per_hour"])
     assert_error(anonymous.get("/instance-types", params={"currency": "gbp"}), 400, "invalid_request", "currency")
+    assert anonymous.ok("GET", "/instance-types/8H100.80S.176V").json() == h100
+    assert anonymous.ok("GET", "/instance-types/8H100.80S.176V", params={"currency": "eur"}).json() == euro_h100
+    assert_error(anonymous.get("/instance-types/9Z999.1S.1V"), 404, "not_found", "9Z999.1S.1V")
     assert api.ok("GET", "/instances/types").json() == types  # deprecated alias (needs a token)
     assert anonymous.get("/instances/types").status_code == 401
     history = anonymous.ok("GET", "/instance-types/price-history")
-    assert history.json() == [] and "no longer supported" in history.headers["warning"] and history.headers["deprecation"] == "true"
+    assert history.json() == {} and "no longer supported" in history.headers["warning"] and history.headers["deprecation"] == "true"
 
 
 def test_images(api: ApiClient) -> None:

@@ -116,7 +116,10 @@ def test_bulk_actions_report_each_instance(api: ApiClient, settle) -> None:
     assert mixed[0]["status"] == "success" and mixed[2]["status"] == "success"
     assert mixed[1] == {"action": "hibernate", "instanceId": "missing", "status": "error", "error": "Instance missing not found", "statusCode": 404}
     third = api.deploy(hostname="c")
-    refused = api.ok("PUT", "/instances", 207, json={"action": "shutdown", "id": [third]}).json()
+    # a one-element array is a single action: the error is the response's status
+    assert_error(api.put("/instances", json={"action": "shutdown", "id": [third]}), 400, "invalid_request", "ordered")
+    assert_error(api.put("/instances", json={"action": "shutdown", "id": ["missing"]}), 404, "not_found")
+    refused = api.ok("PUT", "/instances", 207, json={"action": "shutdown", "id": [third, first]}).json()
     assert refused[0]["statusCode"] == 400 and "ordered" in refused[0]["error"]
     # the deprecated alias behaves the same
     settle()
@@ -153,13 +156,32 @@ def test_delete_semantics(api: ApiClient, settle, control) -> None:
     assert api.volume(os_volume)["is_permanently_deleted"] and api.volume(data3)["is_permanently_deleted"]
     assert_error(api.put("/instances", json={"action": "delete", "id": deploy_with_data("d")[0], "volume_ids": [data]}),
                  400, "invalid_request", "not attached")
-    # delete_stuck reaches instances still being set up, plain delete does not
+    # delete_stuck reaches instances still being set up, discontinue does not
     stuck = api.deploy(hostname="stuck")
     assert api.instance(stuck)["status"] == "ordered"
-    assert_error(api.put("/instances", json={"action": "delete", "id": stuck}), 400, "invalid_request", "delete_stuck")
+    assert_error(api.put("/instances", json={"action": "discontinue", "id": stuck}), 400, "invalid_request", "delete_stuck")
     api.action(stuck, "delete_stuck")
     settle(60)
     assert_error(api.get(f"/instances/{stuck}"), 404, "not_found")
+
+
+def test_plain_delete_right_after_deploy(api: ApiClient, settle) -> None:
+    api.ssh_key()
+    ordered = api.deploy(hostname="ordered")
+    assert api.instance(ordered)["status"] == "ordered"
+    # one-element array, as the official clients send it
+    api.ok("PUT", "/instances", 202, json={"action": "delete", "id": [ordered]})
+    assert api.instance(ordered)["status"] == "deleting"
+    api.ok("PUT", "/instances", 204, json={"action": "delete", "id": [ordered]})
+    provisioning = api.deploy(hostname="provisioning")
+    settle(11)  # past ordered (10 s in the realistic profile), well before running
+    assert api.instance(provisioning)["status"] == "provisioning"
+    api.action(provisioning, "delete")
+    settle(60)
+    for instance_id in (ordered, provisioning):
+        assert_error(api.get(f"/instances/{instance_id}"), 404, "not_found")
+    # the pending provisioning never lands on a deleted instance, nor its OS volume
+    assert api.ok("GET", "/instances").json() == []
 
 
 def test_hibernate_keeps_every_volume(api: ApiClient, offline_instance: str, settle) -> None:

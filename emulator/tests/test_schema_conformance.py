@@ -4,7 +4,7 @@ Every check runs (no 500s, statuses, content types and bodies as documented, inv
 refused, Allow headers, stateful sequences) except ``positive_data_acceptance``: a request can
 be schema-valid and still name an unknown instance type or location, which the API refuses.
 
-With 96 operations this is most of the suite's CPU time (the coverage phase alone sends some
+With 106 operations this is most of the suite's CPU time (the coverage phase alone sends some
 5,000 requests), hence few fuzzing examples per operation.
 """
 

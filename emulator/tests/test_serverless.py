@@ -41,6 +41,8 @@ def inference(emulator_reset) -> ApiClient:
 
 
 def test_container_deployment_lifecycle(api: ApiClient, inference: ApiClient, settle, emulator_reset) -> None:
+    api.ok("POST", "/secrets", 201, json={"name": "api-token", "value": "s3cret"})
+    api.ok("POST", "/file-secrets", 201, json={"name": "keys", "files": [{"file_name": "id", "base64_content": "a2V5"}]})
     created = inference.ok("POST", "/container-deployments", 201, json=container_body(
         is_spot=True, containers=[{"image": "nginx:1.27", "exposed_port": 80, "name": "front",
                                    "env": [{"type": "plain", "name": "MODE", "value_or_reference_to_secret": "prod"},
@@ -122,6 +124,7 @@ def test_container_deployment_lifecycle(api: ApiClient, inference: ApiClient, se
 
 
 def test_container_deployment_validation(api: ApiClient, control) -> None:
+    api.ok("POST", "/container-registry-credentials", 201, json={"name": "ghcr", "type": "ghcr", "username": "me", "access_token": "t"})
     for body, words in (
         (container_body(name="Web_1"), "name"),
         (container_body(name="x" * 64), "name"),
@@ -175,6 +178,10 @@ def test_container_patch_scaling_and_environment(api: ApiClient, settle) -> None
     settle()
     assert status(api, "web") == "healthy"
     assert_error(api.request("PATCH", "/container-deployments/web", json={"name": "renamed"}), 400, "invalid_request", "immutable")
+    # the name identifies the container being updated: missing or null is refused, naming the field
+    for container in ({"image": "nginx:1.29"}, {"image": "nginx:1.29", "name": None}):
+        assert_error(api.request("PATCH", "/container-deployments/web", json={"containers": [updated["containers"][0], container]}),
+                     400, "invalid_request", "containers.1.name")
     assert_error(api.request("PATCH", "/container-deployments/web", json={"compute": {"name": "B200", "size": 1}}), 503,
                  "service_unavailable")
 
@@ -226,6 +233,7 @@ def test_inference_key_and_access_token(api: ApiClient, inference: ApiClient, co
 
 
 def test_templates(api: ApiClient, settle) -> None:
+    api.ok("POST", "/secrets", 201, json={"name": "hf-token", "value": "hf_x"})
     templates = api.ok("GET", "/container-deployment-templates").json()
     by_code = {template["code"]: template for template in templates}
     assert {"vllm", "sglang", "comfyui", "text-embeddings-inference"} <= set(by_code)
@@ -316,7 +324,7 @@ def test_job_deployment_lifecycle(api: ApiClient, settle, emulator_reset) -> Non
     api.ok("POST", "/job-deployments/batch/purge-queue", 201)
 
     patched = api.ok("PATCH", "/job-deployments/batch", json={"scaling": {"max_replica_count": 2}, "name": "batch",
-                                                               "containers": [{"image": "worker:2"}]}).json()
+                                                               "containers": [{"image": "worker:2", "name": "container-1"}]}).json()
     assert patched["scaling"]["max_replica_count"] == 2 and patched["scaling"]["deadline_seconds"] == 3600  # replaced whole
     assert patched["containers"][0]["image"]["image"] == "worker:2" and api.ok("GET", "/job-deployments/batch").json() == patched
     assert_error(api.request("PATCH", "/job-deployments/batch", json={"name": "other"}), 400, "invalid_request", "immutable")
@@ -348,6 +356,8 @@ def test_job_deployment_validation(api: ApiClient, anonymous: ApiClient, control
     assert_error(api.post("/job-deployments", json=job_body(compute={"name": "B200", "size": 2})), 503, "service_unavailable")
     api.ok("POST", "/job-deployments", 201, json=job_body())
     assert_error(api.post("/job-deployments", json=job_body()), 409, "conflict")
+    assert_error(api.request("PATCH", "/job-deployments/batch", json={"containers": [{"image": "worker:2"}]}),
+                 400, "invalid_request", "containers.0.name")
     control.set_balance(-1)
     assert_error(api.post("/job-deployments", json=job_body(name="more")), 402, "insufficient_funds")
     for method, suffix in (("GET", ""), ("PATCH", ""), ("DELETE", ""), ("GET", "/status"), ("GET", "/scaling"), ("POST", "/pause"),

@@ -197,6 +197,23 @@ def test_attached_volume_cannot_be_deleted(api: ApiClient, offline_instance: str
     assert_error(api.delete(f"/volumes/{volume_id}", headers={"User-Agent": ""}), 400, "invalid_request", "User-Agent")
 
 
+def test_unsettled_volume_can_be_deleted(api: ApiClient, offline_instance: str, settle) -> None:
+    ordered = api.create_volume(name="ordered")
+    assert api.volume(ordered)["status"] == "ordered"
+    api.ok("PUT", "/volumes", 202, json={"action": "delete", "id": [ordered]})
+    attaching = api.create_volume(name="attaching")
+    settle()
+    api.ok("PUT", "/volumes", 202, json={"action": "attach", "id": attaching, "instance_id": offline_instance})
+    assert api.volume(attaching)["status"] == "attaching"
+    api.ok("DELETE", f"/volumes/{attaching}", 202, json={"is_permanent": True})
+    settle()
+    # the pending transitions were cancelled: one in the trash, one gone for good, neither attached
+    assert api.volume(ordered)["status"] == "deleted" and api.volume(ordered)["is_permanently_deleted"] is False
+    assert api.volume(attaching)["is_permanently_deleted"] is True
+    assert [volume["id"] for volume in api.ok("GET", "/volumes/trash").json()] == [ordered]
+    assert attaching not in api.instance(offline_instance)["volume_ids"]
+
+
 def test_volume_tags(api: ApiClient, settle) -> None:
     first, second = api.create_volume(name="a"), api.create_volume(name="b")
     settle()

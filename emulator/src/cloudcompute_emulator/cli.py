@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
-    parser.add_argument("--profile", choices=("realistic", "demo", "test"), help="timing profile (default demo)")
+    parser.add_argument("--profile", choices=("realistic", "demo", "test", "client"), help="timing profile (default demo)")
     parser.add_argument("--state-file", metavar="PATH", help="SQLite file keeping all state across restarts")
     parser.add_argument("--token-ttl", type=int, metavar="SECONDS", help="access token lifetime (default 3600)")
     parser.add_argument("--no-rate-limit", action="store_true", help="switch rate limiting off")

@@ -24,6 +24,8 @@ PUBLIC_PATHS = {
     "/v1/openapi.json",
     "/v1/docs",
 }
+# public paths with a path parameter: one instance type, like the list
+PUBLIC_PATTERNS = ["/v1/instance-types/{}"]
 
 SPEC_PATHS = [
     "/v1/oauth2/token",
@@ -32,6 +34,7 @@ SPEC_PATHS = [
     "/v1/images/cluster",
     "/v1/instance-types",
     "/v1/instance-types/price-history",
+    "/v1/instance-types/{}",
     "/v1/cluster-types",
     "/v1/container-types",
     "/v1/volume-types",
@@ -87,6 +90,12 @@ SPEC_PATHS = [
     "/v1/container-deployment-templates/{}",
     "/v1/container-deployment-templates/{}/deployments",
     "/v1/serverless-compute-resources",
+    "/v1/secrets",
+    "/v1/secrets/{}",
+    "/v1/file-secrets",
+    "/v1/file-secrets/{}",
+    "/v1/container-registry-credentials",
+    "/v1/container-registry-credentials/{}",
     "/v1/openapi.json",
     "/v1/docs",
 ]
@@ -101,6 +110,7 @@ def _compile(patterns: list[str]) -> re.Pattern[str]:
 
 
 _spec_path_expression = _compile(SPEC_PATHS)
+_public_pattern_expression = _compile(PUBLIC_PATTERNS)
 
 
 def register_spec_path(pattern: str) -> None:
@@ -116,7 +126,8 @@ def _normalise(path: str) -> str:
 
 
 def is_public(path: str) -> bool:
-    return _normalise(path) in PUBLIC_PATHS
+    path = _normalise(path)
+    return path in PUBLIC_PATHS or _public_pattern_expression.match(path) is not None
 
 
 def in_scope(path: str) -> bool:
@@ -138,6 +149,12 @@ INFERENCE_KEY_PATHS = [
     "/v1/job-deployments/{}",
     "/v1/job-deployments/{}/**",
     "/v1/serverless-compute-resources",
+    "/v1/secrets",
+    "/v1/secrets/{}",
+    "/v1/file-secrets",
+    "/v1/file-secrets/{}",
+    "/v1/container-registry-credentials",
+    "/v1/container-registry-credentials/{}",
 ]
 _inference_key_expression = _compile(INFERENCE_KEY_PATHS)
 

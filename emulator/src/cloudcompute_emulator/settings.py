@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-TimingProfile = Literal["realistic", "demo", "test"]
+TimingProfile = Literal["realistic", "demo", "test", "client"]
 InstanceIpMode = Literal["public", "loopback"]
 
 # Spec section 8: the two routes with their own policy.

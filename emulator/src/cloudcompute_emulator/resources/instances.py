@@ -28,10 +28,16 @@ if TYPE_CHECKING:
 
 # Statuses in which an instance no longer bills (deleting stops charging, spec section 1).
 NOT_BILLED = frozenset({"deleting", "discontinued"})
-# Plain delete/discontinue are refused while the instance is still being set up (use
-# delete_stuck), and allowed from every settled status.
+# Plain delete/discontinue are allowed from every settled status; delete_stuck also while the
+# instance is being set up. A plain delete is accepted while ``ordered`` or ``provisioning`` too:
+# clients delete right after a deploy.
 DELETABLE = frozenset({"running", "offline", "error", "installation_failed", "no_capacity", "unknown", "notfound", "new"})
 DELETABLE_WHEN_STUCK = DELETABLE | {"ordered", "validating", "provisioning", "deleting"}
+DELETABLE_BY_ACTION = {
+    "delete": DELETABLE | {"ordered", "provisioning"},
+    "discontinue": DELETABLE,
+    "delete_stuck": DELETABLE_WHEN_STUCK,
+}
 POWER_TARGET = {"start": "running", "boot": "running", "shutdown": "offline", "force_shutdown": "offline"}
 UNAVAILABLE_ACTIONS = frozenset({"deploy", "transfer"})
 # audit action recorded per instance action
@@ -272,8 +278,7 @@ def _delete(state: EmulatorState, instance: Record, action: str, volume_ids: lis
     status = instance["status"]
     if status == "deleting" and action != "delete_stuck":
         return False
-    allowed = DELETABLE_WHEN_STUCK if action == "delete_stuck" else DELETABLE
-    if status not in allowed:
+    if status not in DELETABLE_BY_ACTION[action]:
         hint = " (use delete_stuck for an instance stuck in setup)" if status in DELETABLE_WHEN_STUCK else ""
         raise invalid(f"Cannot {action} instance {instance['id']} while it is {status}{hint}")
     if status == "deleting":

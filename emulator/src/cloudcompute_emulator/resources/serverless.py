@@ -27,6 +27,7 @@ from cloudcompute_emulator import catalog, kinds, projects
 from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.errors import ApiError, conflict, invalid, not_found
 from cloudcompute_emulator.lifecycle import transition_hook
+from cloudcompute_emulator.resources import secrets
 from cloudcompute_emulator.schemas.serverless import (
     ComputeInput,
     ContainerInput,
@@ -80,8 +81,10 @@ def _volume_mount(ctx: ApiContext, mount: VolumeMountInput, where: str) -> dict[
     mount_path = mount.mount_path or DEFAULT_MOUNT_PATH[mount.type]
     if mount_path is None:
         raise invalid(f"{where}.mount_path: required for a {mount.type} mount")
-    if mount.type == "secret" and not mount.secret_name:
-        raise invalid(f"{where}.secret_name: required for a secret mount")
+    if mount.type == "secret":
+        if not mount.secret_name:
+            raise invalid(f"{where}.secret_name: required for a secret mount")
+        secrets.require_exists(ctx.state, ctx.project_id, kinds.FILE_SECRETS, mount.secret_name, f"{where}.secret_name")
     if mount.volume_id is not None:
         if mount.type != "shared":
             raise invalid(f"{where}.volume_id: only a shared mount names a volume")
@@ -119,6 +122,11 @@ def containers(ctx: ApiContext, inputs: list[ContainerInput], previous: list[dic
         paths = [mount["mount_path"] for mount in mounts]
         if len(set(paths)) != len(paths):
             raise invalid(f"{where}.volume_mounts: two mounts at the same path")
+        env = env_vars(container.env or [], f"{where}.env")
+        for variable in env:
+            if variable["type"] == "secret":
+                secrets.require_exists(ctx.state, ctx.project_id, kinds.SECRETS, variable["value_or_reference_to_secret"],
+                                       f"{where}.env.{variable['name']}")
         old = before.get(name)
         result.append(
             {
@@ -136,7 +144,7 @@ def containers(ctx: ApiContext, inputs: list[ContainerInput], previous: list[dic
                     "entrypoint": list(overrides.entrypoint or []) if overrides else [],
                     "cmd": list(overrides.cmd or []) if overrides else [],
                 },
-                "env": env_vars(container.env or [], f"{where}.env"),
+                "env": env,
                 "volume_mounts": mounts,
             }
         )
@@ -163,11 +171,14 @@ def check_can_deploy(ctx: ApiContext, compute_spec: dict[str, Any]) -> None:
                        "retry later or choose another")
 
 
-def registry_settings(spec: RegistrySettingsInput | None) -> dict[str, Any]:
+def registry_settings(ctx: ApiContext, spec: RegistrySettingsInput | None) -> dict[str, Any]:
     if spec is None:
         return dict(PUBLIC_REGISTRY)
     if spec.is_private and spec.credentials is None:
         raise invalid("container_registry_settings.credentials: required for a private registry")
+    if spec.is_private and spec.credentials is not None:
+        secrets.require_exists(ctx.state, ctx.project_id, kinds.REGISTRY_CREDENTIALS, spec.credentials.name,
+                               "container_registry_settings.credentials.name")
     return {"is_private": spec.is_private, "credentials": {"name": spec.credentials.name} if spec.is_private and spec.credentials else None}
 
 

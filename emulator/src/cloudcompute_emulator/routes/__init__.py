@@ -15,6 +15,7 @@ from cloudcompute_emulator.routes import (
     job_deployments,
     oauth,
     scripts,
+    secrets,
     ssh_keys,
     volumes,
 )
@@ -31,5 +32,6 @@ API_ROUTERS = [
     instance_groups.router,
     container_deployments.router,
     job_deployments.router,
+    secrets.router,
     audit.router,
 ]

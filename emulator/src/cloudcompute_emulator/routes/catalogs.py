@@ -80,14 +80,25 @@ async def list_instance_types(currency: CurrencyQuery = "usd"):
 
 @router.get(
     "/v1/instance-types/price-history",
-    response_model=list[dict[str, Any]],
+    response_model=dict[str, Any],
     deprecated=True,
-    summary="Price history (public; no longer supported: always empty, with Deprecation and Warning headers)",
+    summary="Price history (public; no longer supported: always an empty object, with Deprecation and Warning headers)",
 )
 async def price_history():
     return _responses.json(
-        [], headers={"Deprecation": "true", "Warning": '299 - "GET /v1/instance-types/price-history is no longer supported"'}
+        {}, headers={"Deprecation": "true", "Warning": '299 - "GET /v1/instance-types/price-history is no longer supported"'}
     )
+
+
+@router.get(
+    "/v1/instance-types/{instance_type}", response_model=InstanceType, responses=_responses.errors(404),
+    summary="One instance type (public)",
+)
+async def get_instance_type(instance_type: str, currency: CurrencyQuery = "usd"):
+    found = catalog.INSTANCE_TYPES_BY_CODE.get(instance_type)
+    if found is None:
+        raise not_found(f"Instance type {instance_type}")
+    return _responses.json(instance_type_view(found, currency))
 
 
 @router.get("/v1/instances/types", response_model=list[InstanceType], deprecated=True, summary="Instance types (use /v1/instance-types)")

@@ -11,10 +11,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from cloudcompute_emulator import catalog
+from cloudcompute_emulator import catalog, kinds
 from cloudcompute_emulator.context import ApiContext, ServerlessContext
 from cloudcompute_emulator.errors import conflict, invalid, not_found
-from cloudcompute_emulator.resources import serverless
+from cloudcompute_emulator.resources import secrets, serverless
 from cloudcompute_emulator.resources.serverless import CONTAINERS
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.schemas.serverless import (
@@ -87,7 +87,7 @@ async def list_container_deployments(ctx: ServerlessContext):
 async def create_container_deployment(ctx: ServerlessContext, body: ContainerDeploymentCreate):
     record = _create(
         ctx, body.name, serverless.containers(ctx, body.containers), serverless.compute(body.compute),
-        serverless.container_scaling(body.scaling), serverless.registry_settings(body.container_registry_settings),
+        serverless.container_scaling(body.scaling), serverless.registry_settings(ctx, body.container_registry_settings),
         bool(body.is_spot),
     )
     return _responses.json(serverless.view(record), status_code=201)
@@ -111,7 +111,7 @@ async def patch_container_deployment(ctx: ServerlessContext, deployment_name: st
     if body.compute is not None:
         changes["compute"] = serverless.compute(body.compute)
     if body.container_registry_settings is not None:
-        changes["container_registry_settings"] = serverless.registry_settings(body.container_registry_settings)
+        changes["container_registry_settings"] = serverless.registry_settings(ctx, body.container_registry_settings)
     if body.is_spot is not None:
         changes["is_spot"] = body.is_spot
     scaling = serverless.container_scaling(body.scaling) if body.scaling is not None else record["scaling"]
@@ -361,6 +361,7 @@ async def deploy_template(ctx: ServerlessContext, template_id: str, body: Templa
     for code in dict.fromkeys(chosen):
         env.extend(_feature_env(features[code]))
     if body.hugging_face_token_secret:
+        secrets.require_exists(ctx.state, ctx.project_id, kinds.SECRETS, body.hugging_face_token_secret, "hugging_face_token_secret")
         env.append({"type": "secret", "name": "HF_TOKEN", "value_or_reference_to_secret": body.hugging_face_token_secret})
     mounts: list[dict[str, Any]] = [{"type": "shared", "mount_path": "/data"}]
     if body.shared_memory_size_in_mb:

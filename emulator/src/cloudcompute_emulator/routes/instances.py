@@ -210,6 +210,9 @@ def _act(ctx: ApiContext, instance: Record, body: InstanceAction) -> bool:
 
 
 async def _instance_action(ctx: ApiContext, body: InstanceAction):
+    if isinstance(body.id, list) and len(body.id) == 1:
+        # the official clients always send an array: one id is a single action all the same
+        body = body.model_copy(update={"id": body.id[0]})
     if isinstance(body.id, str):
         # a single action: errors are the response's status; 204 when nothing was to be done
         instance = instances.find(ctx, body.id)

@@ -59,7 +59,7 @@ async def create_job_deployment(ctx: ServerlessContext, body: JobDeploymentCreat
     containers = serverless.containers(ctx, body.containers)
     compute = serverless.compute(body.compute)
     scaling = serverless.job_scaling(body.scaling)
-    registry = serverless.registry_settings(body.container_registry_settings)
+    registry = serverless.registry_settings(ctx, body.container_registry_settings)
     serverless.require_free_name(ctx, JOBS, body.name)
     serverless.check_can_deploy(ctx, compute)
     record = ctx.store.insert(
@@ -88,7 +88,7 @@ async def patch_job_deployment(ctx: ServerlessContext, jobName: str, body: JobDe
     if body.scaling is not None:
         changes["scaling"] = serverless.job_scaling(body.scaling)
     if body.container_registry_settings is not None:
-        changes["container_registry_settings"] = serverless.registry_settings(body.container_registry_settings)
+        changes["container_registry_settings"] = serverless.registry_settings(ctx, body.container_registry_settings)
     changes = {key: value for key, value in changes.items() if value != record[key]}
     if "compute" in changes:
         serverless.check_can_deploy(ctx, changes["compute"])

@@ -32,6 +32,9 @@ router = APIRouter(tags=["Volumes"])
 
 # Statuses in the middle of an operation: no other action until it completes.
 BUSY_STATUSES = frozenset({"ordered", "attaching", "detaching", "cloning", "canceling", "restoring", "deleting"})
+# A delete is accepted while one of these transitions is pending (clients create a volume and
+# delete it at once); the pending transition then no longer matches and never lands.
+DELETABLE_WHILE_PENDING = frozenset({"ordered", "attaching", "detaching", "cloning"})
 
 
 def _audit(ctx: ApiContext, action: str, volume: Record, **extra) -> None:
@@ -210,6 +213,8 @@ def _check_deletable(volume: Record) -> None:
     if volume["status"] == "deleted":
         return
     volumes.require_not_on_cluster(volume, "delete")
+    if volume["status"] in DELETABLE_WHILE_PENDING:
+        return
     if volume["instance_ids"]:
         raise invalid(f"Volume {volume['id']} is attached to an instance: detach it first")
     if volume["status"] in BUSY_STATUSES:

@@ -68,6 +68,12 @@ class ContainerInput(RequestModel):
     volume_mounts: list[VolumeMountInput] | None = None
 
 
+class ContainerPatchInput(ContainerInput):
+    """On PATCH the name identifies the container being updated, so it is required."""
+
+    name: str = Field(min_length=1, max_length=63, pattern=DEPLOYMENT_NAME_PATTERN, description="the container to update")
+
+
 class RegistryCredentialsReference(RequestModel):
     name: str = Field(min_length=1)
 
@@ -126,7 +132,7 @@ class ContainerDeploymentPatch(RequestModel):
     """The given top-level fields replace the deployment's; ``name`` may only repeat the current one."""
 
     name: DeploymentName | None = None
-    containers: list[ContainerInput] | None = Field(None, min_length=1, max_length=10)
+    containers: list[ContainerPatchInput] | None = Field(None, min_length=1, max_length=10)
     compute: ComputeInput | None = None
     scaling: ContainerScalingInput | None = None
     container_registry_settings: RegistrySettingsInput | None = None
@@ -159,7 +165,7 @@ class JobDeploymentCreate(RequestModel):
 
 class JobDeploymentPatch(RequestModel):
     name: DeploymentName | None = None
-    containers: list[ContainerInput] | None = Field(None, min_length=1, max_length=10)
+    containers: list[ContainerPatchInput] | None = Field(None, min_length=1, max_length=10)
     compute: ComputeInput | None = None
     scaling: JobScalingInput | None = None
     container_registry_settings: RegistrySettingsInput | None = None
