@@ -409,6 +409,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             clusters = client.get_text("/clusters") if source["clusters"] else "[]"
         except _api.ApiError as error:
             raise FetchFailed(str(error))
+        for note in client.notes:
+            display.vvv("cloudcompute inventory: %s" % note)
         display.vv("cloudcompute inventory: %d API requests (%d token exchanges) in %.2f s"
                    % (client.stats["requests"], client.stats["token_requests"], time.time() - started))
         return {"format": CACHE_FORMAT, "fetched_at": time.time(), "source": source,
