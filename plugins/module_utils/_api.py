@@ -563,14 +563,14 @@ class ApiClient:
 
     def _remember_rate_limits(self, headers, quota_key=None):
         remaining = parse_rate_limit_header(headers.get("RateLimit"))
-        if not remaining:
-            return
         policy = parse_rate_limit_header(headers.get("RateLimit-Policy"))
         if self.shared_quota and quota_key:
             try:
                 self.shared_quota.observe(quota_key[0], quota_key[1], remaining, policy)
             except QuotaFileUnusable as error:
                 self._pace_alone(error)
+        if not remaining:
+            return
         now = self.clock()
         self.rate_limits = {}
         for name, values in remaining.items():

@@ -93,13 +93,17 @@ class SharedQuota:
             waited += wait
 
     def observe(self, method, path, remaining, policy):
-        """Correct the entries from a response's parsed ``RateLimit`` and ``RateLimit-Policy``."""
+        """Correct the entries from a response's parsed ``RateLimit`` and ``RateLimit-Policy``
+        (empty when the response had none: an error of a proxy, an injected fault)."""
         names = {PROJECT: PROJECT, "endpoint": endpoint_key(method, path)}
         with self._state() as state:
             now = self.clock()
-            for name, values in remaining.items():
-                if name in names and "r" in values and "t" in values:
-                    _correct(state["quotas"], names[name], values, policy.get(name, {}), now)
+            for name, key in names.items():
+                values = remaining.get(name, {})
+                if "r" in values and "t" in values:
+                    _correct(state["quotas"], key, values, policy.get(name, {}), now)
+                elif "q" not in state["quotas"].get(key, {"q": None}):
+                    del state["quotas"][key]  # an answer without the headers: let the next request probe
 
     def _state(self):
         return _LockedState(self)
