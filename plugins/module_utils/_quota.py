@@ -164,7 +164,7 @@ class _LockedState:
             if exc_type is None:
                 now = self.quota.clock()
                 quotas = self.state["quotas"]
-                for key in [key for key, entry in quotas.items() if entry.get("reset_at", now) < now - FORGET_AFTER]:
+                for key in [key for key, entry in quotas.items() if entry.get("reset_at", entry.get("probe_until", now)) < now - FORGET_AFTER]:
                     del quotas[key]
                 self._write(self.state)
         finally:
@@ -223,5 +223,10 @@ def _correct(quotas, key, values, policy, now):
         # The same window: the API's count includes requests we did not send, ours those still
         # on their way. Keep the smaller.
         entry["left"] = min(entry["left"], values["r"])
-        if not entry.get("opened"):
+        if entry.get("opened") and values["r"] == entry["q"] - 1:
+            # The answer to the request that opened the window: the API received it by now, so
+            # the window ends by now + w, later than we guessed when the request was slow to
+            # leave or to arrive (a loaded machine, a long way to the API).
+            entry["reset_at"] = max(entry["reset_at"], now + entry["w"])
+        elif not entry.get("opened"):
             entry["reset_at"] = min(entry["reset_at"], reset_low + 1)
