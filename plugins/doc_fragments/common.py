@@ -52,7 +52,14 @@ options:
         per API URL and client id, readable by its owner only (mode 0600). Every task of a
         playbook, and every fork, reuses the cached token until it nears expiry, so a playbook
         makes about one token exchange per token lifetime. The client secret is never written.
-      - Set to V(false) to disable the cache (every task then exchanges credentials).
+      - Beside each token file, a rate-limit state file (C(.ratelimit), mode 0600) shares the
+        API's project and endpoint quotas between every process on this machine that uses the
+        same API URL and client id (forks, the inventory plugin, parallel C(ansible-playbook)
+        runs). Each request takes a slot before it is sent, so the processes wait for the next
+        window instead of racing for it and being answered 429. An unusable state file (corrupt,
+        of another user) only means pacing per process, noted at C(-vvv).
+      - Set to V(false) to disable the cache (every task then exchanges credentials, and paces
+        its requests on its own).
       - If not set, the value of the E(CLOUDCOMPUTE_TOKEN_CACHE) environment variable is used.
     type: str
     default: ~/.cache/cloudcompute.cloud/tokens
@@ -105,7 +112,8 @@ options:
       - name: CLOUDCOMPUTE_REQUEST_TIMEOUT
   token_cache:
     description:
-      - Directory of the shared token cache (see the modules); V(false) disables it.
+      - Directory of the shared token cache and rate-limit state (see the modules); V(false)
+        disables both.
     type: str
     default: ~/.cache/cloudcompute.cloud/tokens
     env:

@@ -615,6 +615,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 clusters = client.get_text("/clusters") if source["clusters"] else "[]"
             except _api.ApiError as error:
                 raise FetchFailed("project %s: %s" % (name, error) if len(connections) > 1 else str(error))
+            for note in client.notes:
+                display.vvv("cloudcompute inventory: %s" % note)
             requests_made += client.stats["requests"]
             token_requests += client.stats["token_requests"]
             projects.append({"name": name, "instances": without_secrets(instances), "clusters": clusters})

@@ -38,6 +38,11 @@ except ImportError:  # pragma: no cover - not on POSIX: the cache still works, w
     fcntl = None
 
 try:
+    from urllib.parse import urlsplit
+except ImportError:  # pragma: no cover - Python 2
+    from urlparse import urlsplit
+
+try:
     import requests
     from requests.exceptions import ConnectionError as RequestsConnectionError
     from requests.exceptions import ConnectTimeout, RequestException, SSLError
@@ -47,6 +52,8 @@ except ImportError as import_error:  # reported by the module wrapper with missi
     requests = None
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = import_error
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import QuotaFileUnusable, SharedQuota
 
 COLLECTION_VERSION = "0.1.0"
 USER_AGENT = "cloudcompute.cloud/" + COLLECTION_VERSION
@@ -201,7 +208,10 @@ class TokenCache:
     def __init__(self, directory, api_url, client_id, client_secret):
         self.directory = os.path.expanduser(directory)
         key = hashlib.sha256(("%s\n%s" % (api_url, client_id)).encode("utf-8")).hexdigest()[:32]
+        self.key = key
         self.path = os.path.join(self.directory, key + ".json")
+        # The rate-limit state every process with this API URL and client id shares.
+        self.quota_path = os.path.join(self.directory, key + ".ratelimit")
         self.lock_path = self.path + ".lock"
         self.secret_digest = hashlib.sha256(
             ("cloudcompute.cloud token cache\n%s\n%s" % (key, client_secret)).encode("utf-8")
@@ -306,6 +316,10 @@ class ApiClient:
         self.token_cache = None if token_cache_disabled(token_cache) or not self.has_credentials else TokenCache(
             token_cache, self.api_url, client_id, client_secret)
         self._token = None
+        self.shared_quota = self.token_cache and SharedQuota(
+            self.token_cache.quota_path, self.token_cache.key, clock, sleep)
+        # What the caller should show at -vvv (the inventory plugin, CloudComputeModule).
+        self.notes = []
         # Latest rate-limit state per quota name: {"project": {"r": .., "t": .., "q": .., "w": .., "at": ..}}
         self.rate_limits = {}
         # What this client did, for results and tests: requests sent, token exchanges, retries.
@@ -414,8 +428,10 @@ class ApiClient:
         reauthenticated = False
         # Set once an attempt may have been carried out without us hearing of it.
         outcome_unknown = False
+        # Unauthenticated requests (the token endpoint, the public catalog) count against no quota.
+        quota_key = (method, urlsplit(url).path) if authenticated else None
         while True:
-            self._pace()
+            self._pace(quota_key)
             headers = {}
             if authenticated:
                 headers["Authorization"] = "Bearer " + self._access_token()
@@ -438,7 +454,7 @@ class ApiClient:
                 error_class = ResponseLost if sent and not idempotent else ApiError
                 raise error_class("no response from %s: %s" % (self.api_url, _short(error)), method=method, path=path)
 
-            self._remember_rate_limits(raw.headers)
+            self._remember_rate_limits(raw.headers, quota_key)
             status = raw.status_code
             if status < 400:
                 return Response(status, raw.headers, _parse_body(raw) if decode_json else raw.text)
@@ -545,11 +561,16 @@ class ApiClient:
 
     # ------------------------------------------------------------------- pacing and waiting
 
-    def _remember_rate_limits(self, headers):
+    def _remember_rate_limits(self, headers, quota_key=None):
         remaining = parse_rate_limit_header(headers.get("RateLimit"))
+        policy = parse_rate_limit_header(headers.get("RateLimit-Policy"))
+        if self.shared_quota and quota_key:
+            try:
+                self.shared_quota.observe(quota_key[0], quota_key[1], remaining, policy)
+            except QuotaFileUnusable as error:
+                self._pace_alone(error)
         if not remaining:
             return
-        policy = parse_rate_limit_header(headers.get("RateLimit-Policy"))
         now = self.clock()
         self.rate_limits = {}
         for name, values in remaining.items():
@@ -579,12 +600,23 @@ class ApiClient:
                 delay = max(delay, reset_in / (remaining + 1))
         return delay
 
-    def _pace(self):
+    def _pace(self, quota_key=None):
+        if self.shared_quota and quota_key:
+            try:
+                self.stats["paced_seconds"] += self.shared_quota.take(*quota_key)
+                return
+            except QuotaFileUnusable as error:
+                self._pace_alone(error)
         delay = self.pacing_delay()
         if delay > 0:
             delay += random.uniform(0, min(1.0, delay / 4))  # forks must not wake in lockstep
             self.stats["paced_seconds"] += delay
             self.sleep(delay)
+
+    def _pace_alone(self, reason):
+        # Sharing is an optimisation, never a failure: pace from this client's own responses.
+        self.shared_quota = None
+        self.notes.append("rate limits are paced by this process alone, not shared with the others: %s" % reason)
 
     def _wait_retry_after(self, headers, attempt):
         try:

@@ -151,6 +151,21 @@ class CloudComputeModule(AnsibleModule):
             masked.append(instance)
         return masked
 
+    def exit_json(self, **result):
+        self._show_client_notes()
+        super(CloudComputeModule, self).exit_json(**result)
+
+    def fail_json(self, msg, **result):
+        self._show_client_notes()
+        super(CloudComputeModule, self).fail_json(msg, **result)
+
+    def _show_client_notes(self):
+        # What the client noticed but handled (shared rate limits unusable, ...): for -vvv only.
+        if self._client is not None and self._verbosity >= 3:
+            for note in self._client.notes:
+                self.warn(note)
+            self._client.notes = []
+
     def fail_api(self, error, **result):
         """Fail with the API's code, message and status in ``failure``, never a traceback."""
         self.fail_json(msg=str(error), failure=error.to_failure(), **result)

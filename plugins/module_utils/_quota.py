@@ -1,0 +1,232 @@
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the cloudcompute.cloud collection
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""One view of the API's rate limits for every process on this machine that uses the same API
+URL and client id: the forks of a play, the inventory plugin, parallel ``ansible-playbook`` runs.
+
+The state is a small JSON file beside the token cache, read and written under an exclusive
+``flock`` (the kernel drops it when its holder dies, even by SIGKILL, so a killed process never
+blocks the others). It holds one entry per quota: the project's (every request) and one per
+endpoint (HTTP method + request path), each with its size ``q``, window ``w``, the slots left in
+the current window and when the window resets.
+
+A slot is taken before a request is sent: while a quota has slots left, take one; with none
+left, wait until its window resets. Every response's ``RateLimit`` / ``RateLimit-Policy``
+headers correct the entries (the API's count includes other machines and the console). A quota
+seen for the first time is probed by one request; the others wait for its answer, so a fleet
+does not learn a small endpoint quota from a burst of 429s.
+
+Like the rest of the client this file imports nothing from Ansible.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import errno
+import json
+import os
+import stat
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on POSIX: no sharing, per-process pacing
+    fcntl = None
+
+FORMAT = "cloudcompute.cloud rate limits 1"
+PROJECT = "project"
+# How long the others wait for the answer to the request that probes an unknown quota before
+# one of them probes again (its sender may have died or timed out).
+PROBE_SECONDS = 5.0
+# Entries whose window ended this long ago are dropped, so polling many paths does not grow
+# the file without end.
+FORGET_AFTER = 120.0
+# The API counts a window from the moment it receives its first request; ours starts when that
+# request is sent. The difference is the network latency: allow for it.
+LATENCY_MARGIN = 0.15
+
+
+class QuotaFileUnusable(Exception):
+    """The state file cannot be shared: the caller falls back to pacing on its own."""
+
+
+def open_private_file(path):
+    """Open (creating it 0600 in a 0700 directory) a file only its owner may use; the state
+    file and its lock follow the same rules as the token cache. Refuses a symbolic link and a
+    file owned by someone else."""
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, mode=0o700)
+    except OSError as error:
+        if error.errno != errno.EEXIST:
+            raise
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    handle = os.open(path, flags, 0o600)
+    info = os.fstat(handle)
+    if info.st_uid != os.getuid() or not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077:
+        os.close(handle)
+        raise QuotaFileUnusable("%s is not a private file of this user" % path)
+    return handle
+
+
+class SharedQuota:
+    """The shared rate-limit state of one API URL + client id, in ``path``."""
+
+    def __init__(self, path, identity, clock, sleep):
+        self.path = path
+        self.identity = identity
+        self.clock = clock
+        self.sleep = sleep
+
+    def take(self, method, path):
+        """Block until the project and this endpoint each have a slot, and take them. Returns
+        the seconds waited. Raises ``QuotaFileUnusable`` when the file cannot be shared."""
+        keys = (PROJECT, endpoint_key(method, path))
+        waited = 0.0
+        while True:
+            with self._state() as state:
+                wait = _take_slots(state, keys, self.clock())
+            if wait <= 0:
+                return waited
+            self.sleep(wait)
+            waited += wait
+
+    def observe(self, method, path, remaining, policy):
+        """Correct the entries from a response's parsed ``RateLimit`` and ``RateLimit-Policy``
+        (empty when the response had none: an error of a proxy, an injected fault)."""
+        names = {PROJECT: PROJECT, "endpoint": endpoint_key(method, path)}
+        with self._state() as state:
+            now = self.clock()
+            for name, key in names.items():
+                values = remaining.get(name, {})
+                if "r" in values and "t" in values:
+                    _correct(state["quotas"], key, values, policy.get(name, {}), now)
+                elif "q" not in state["quotas"].get(key, {"q": None}):
+                    del state["quotas"][key]  # an answer without the headers: let the next request probe
+
+    def _state(self):
+        return _LockedState(self)
+
+
+class _LockedState:
+    """The state, read under the lock on entry and written back on a clean exit."""
+
+    def __init__(self, quota):
+        self.quota = quota
+        self.handle = None
+        self.state = None
+
+    def __enter__(self):
+        if fcntl is None:
+            raise QuotaFileUnusable("no file locking on this platform")
+        try:
+            self.handle = open_private_file(self.quota.path)
+        except (IOError, OSError) as error:
+            raise QuotaFileUnusable("cannot open %s: %s" % (self.quota.path, error))
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX)
+            self.state = self._read()
+        except Exception:
+            os.close(self.handle)
+            raise
+        return self.state
+
+    def _read(self):
+        raw = b""
+        while True:
+            chunk = os.read(self.handle, 65536)
+            if not chunk:
+                break
+            raw += chunk
+        if not raw:
+            return {"format": FORMAT, "identity": self.quota.identity, "quotas": {}}
+        try:
+            state = json.loads(raw.decode("utf-8"))
+        except ValueError:
+            state = None
+        if not isinstance(state, dict) or state.get("format") != FORMAT or not isinstance(state.get("quotas"), dict):
+            # Start afresh for the next process, and pace on our own this time.
+            self._write({"format": FORMAT, "identity": self.quota.identity, "quotas": {}})
+            raise QuotaFileUnusable("%s was not a rate-limit state file; it has been reset" % self.quota.path)
+        if state.get("identity") != self.quota.identity:
+            raise QuotaFileUnusable("%s belongs to another API URL or client id" % self.quota.path)
+        return state
+
+    def _write(self, state):
+        data = json.dumps(state, separators=(",", ":")).encode("utf-8")
+        os.lseek(self.handle, 0, os.SEEK_SET)
+        os.ftruncate(self.handle, 0)
+        os.write(self.handle, data)
+
+    def __exit__(self, exc_type, *exc_info):
+        try:
+            if exc_type is None:
+                now = self.quota.clock()
+                quotas = self.state["quotas"]
+                for key in [key for key, entry in quotas.items() if entry.get("reset_at", entry.get("probe_until", now)) < now - FORGET_AFTER]:
+                    del quotas[key]
+                self._write(self.state)
+        finally:
+            os.close(self.handle)  # closing drops the lock
+
+
+def endpoint_key(method, path):
+    return "%s %s" % (method.upper(), path)
+
+
+def _take_slots(state, keys, now):
+    """Take a slot of every quota in ``keys`` and return 0, or take none and return how long to
+    wait before trying again."""
+    quotas = state["quotas"]
+    wait = 0.0
+    for key in keys:
+        entry = quotas.get(key)
+        if entry is None:
+            continue  # unknown: this request probes it
+        if "q" not in entry:
+            # Being probed by another request: wait for its answer, or probe again if it is late.
+            if now < entry["probe_until"]:
+                wait = max(wait, min(0.05, entry["probe_until"] - now))
+        elif now >= entry["reset_at"]:
+            pass  # the window has ended: this request opens the next one
+        elif entry["left"] <= 0:
+            wait = max(wait, entry["reset_at"] - now)
+    if wait > 0:
+        return wait
+    for key in keys:
+        entry = quotas.get(key)
+        if entry is None or "q" not in entry:
+            quotas[key] = {"probe_until": now + PROBE_SECONDS}
+        elif now >= entry["reset_at"]:
+            entry.update(left=entry["q"] - 1, reset_at=now + entry["w"] + LATENCY_MARGIN, opened=True)
+        else:
+            entry["left"] -= 1
+    return 0.0
+
+
+def _correct(quotas, key, values, policy, now):
+    """Merge the API's count for one quota into its entry."""
+    entry = quotas.get(key)
+    # ``t`` is whole seconds, rounded down: the window ends within the second after now + t.
+    reset_low = now + values["t"]
+    if entry is None or "q" not in entry or entry["reset_at"] < reset_low:
+        if "q" not in policy or "w" not in policy:
+            quotas.pop(key, None)  # cannot be paced from this: let the next request probe again
+            return
+        # A window we did not see open (a probe, another machine, the console): it ends at the
+        # latest a second after now + t.
+        quotas[key] = {"q": policy["q"], "w": policy["w"], "left": values["r"], "reset_at": reset_low + 1,
+                       "opened": False}
+        return
+    if reset_low > entry["reset_at"] - entry["w"]:
+        # The same window: the API's count includes requests we did not send, ours those still
+        # on their way. Keep the smaller.
+        entry["left"] = min(entry["left"], values["r"])
+        if entry.get("opened") and values["r"] == entry["q"] - 1:
+            # The answer to the request that opened the window: the API received it by now, so
+            # the window ends by now + w, later than we guessed when the request was slow to
+            # leave or to arrive (a loaded machine, a long way to the API).
+            entry["reset_at"] = max(entry["reset_at"], now + entry["w"])
+        elif not entry.get("opened"):
+            entry["reset_at"] = min(entry["reset_at"], reset_low + 1)
