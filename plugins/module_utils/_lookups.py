@@ -15,7 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import looks_like_id
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, fetch_or_none, pick_one
 
 # Statuses of instances and clusters (one value set, api.md section 3).
@@ -102,7 +102,7 @@ def find_taggable(client, resource_type, reference):
     looked for by name too, so a resource named like a UUID is still found."""
     path, named = TAGGABLE[resource_type]
     if looks_like_id(reference):
-        found = fetch_or_none(client, "%s/%s" % (path, reference))
+        found = fetch_or_none(client, api_path(path, path_value(reference, "id")))
         if found is not None:
             return found
     return named(client.get(path) or [], reference)

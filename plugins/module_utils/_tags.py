@@ -13,7 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import KEY, ApiError, api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 
 MAX_TAGS = 10
@@ -110,7 +110,7 @@ def apply_tag_changes(client, tags_path, to_add, to_remove):
     (already linked), which is the state we wanted; likewise 404 for a tag already removed."""
     for tag in to_remove:
         try:
-            client.delete("%s/%s" % (tags_path, tag.get("id") or tag["key"]))
+            client.delete(api_path(tags_path, path_value(tag.get("id") or tag["key"], "tag id or key", KEY)))
         except ApiError as error:
             if error.status != 404:
                 raise

@@ -661,7 +661,7 @@ class Instance(Resource):
             return self.result(changed, instance, after)
         after = instance
         if to_add or to_remove:
-            apply_tag_changes(self.client, "%s/%s/tags" % (self.path, instance["id"]), to_add, to_remove)
+            apply_tag_changes(self.client, self.item_path(instance["id"], "tags"), to_add, to_remove)
             after = self.fetch(instance["id"])
         if target:
             after, acted = self.power(after, target)

@@ -124,6 +124,7 @@ instances:
       elements: dict
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
@@ -156,7 +157,7 @@ def main():
 
     def read():
         if params["id"]:
-            found = fetch_or_none(module.client, "/instances/%s" % params["id"])
+            found = fetch_or_none(module.client, api_path("/instances", path_value(params["id"], "id")))
             instances = [found] if found else []
         else:
             query = {}

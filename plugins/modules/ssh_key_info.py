@@ -67,6 +67,7 @@ ssh_keys:
       type: str
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 
@@ -81,7 +82,7 @@ def main():
 
     def read():
         if module.params["id"]:
-            found = fetch_or_none(module.client, "/ssh-keys/%s" % module.params["id"])
+            found = fetch_or_none(module.client, api_path("/ssh-keys", path_value(module.params["id"], "id")))
             keys = [found] if found else []
         else:
             keys = module.client.get("/ssh-keys") or []

@@ -478,7 +478,7 @@ class Volume(Resource):
                 self.wait_settled(volume_id, "volume %s to be attached" % volume_id,
                                   done=lambda current: set(attach_ids) <= set(attached_ids(current)))
         if "tags" in plan:
-            apply_tag_changes(self.client, "%s/%s/tags" % (self.path, volume_id), *plan["tags"])
+            apply_tag_changes(self.client, self.item_path(volume_id, "tags"), *plan["tags"])
         return self.fetch(volume_id)
 
     def view(self, resource):
@@ -572,7 +572,7 @@ class Volume(Resource):
             self.wait_settled(volume["id"], "%s to be detached before deleting it" % describe(volume),
                               done=lambda current: not attached_ids(current))
         try:
-            self.client.delete("%s/%s" % (self.path, volume["id"]), json_body={"is_permanent": permanent})
+            self.client.delete(self.item_path(volume["id"]), json_body={"is_permanent": permanent})
         except ApiError as error:
             if not is_not_found(error):
                 raise

@@ -126,6 +126,7 @@ volumes:
       returned: for deleted volumes
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
@@ -155,7 +156,7 @@ def main():
 
     def read():
         if params["id"]:
-            found = fetch_or_none(module.client, "/volumes/%s" % params["id"])
+            found = fetch_or_none(module.client, api_path("/volumes", path_value(params["id"], "id")))
             volumes = [found] if found else []
         else:
             query = {"status": params["status"]} if params["status"] else None
