@@ -35,11 +35,7 @@ import tempfile
 import time
 from email.utils import parsedate_to_datetime
 
-try:
-    from urllib.parse import quote, urljoin, urlsplit
-except ImportError:  # pragma: no cover - Python 2 is not supported, kept for the sanity import test
-    from urllib import quote  # type: ignore
-    from urlparse import urljoin, urlsplit  # type: ignore
+from urllib.parse import quote, urlsplit
 
 try:
     import fcntl
@@ -202,18 +198,30 @@ def single_item(body, method="GET", path=None):
     return body
 
 
-def unexpected_answer(body, method, path, expected):
+def list_of_objects(body, method="GET", path=None):
+    """``body`` when it is a list of objects (None: an empty list); otherwise an error."""
+    if body is None:
+        return []
+    if not isinstance(body, list) or not all(isinstance(item, dict) for item in body):
+        if isinstance(body, list):
+            body = [item for item in body if not isinstance(item, dict)][0]
+            raise unexpected_answer(body, method, path, "a list of objects", "a list holding ")
+        raise unexpected_answer(body, method, path, "a list of objects")
+    return body
+
+
+def unexpected_answer(body, method, path, expected, prefix=""):
     """The ``ApiError`` for an answer of the wrong shape: what came, where, what was expected."""
     if isinstance(body, list):
         what = "a list of %d item%s" % (len(body), "" if len(body) == 1 else "s")
     elif body is None:
-        what = "an empty body"
+        what = "null" if prefix else "an empty body"
     elif isinstance(body, str):
         what = "text that is not JSON (%s)" % _short(json.dumps(body[:80]))
     else:
         what = "a JSON %s" % {"bool": "boolean", "int": "number", "float": "number", "dict": "object"}.get(
             type(body).__name__, type(body).__name__)
-    return ApiError("the API answered %s where %s was expected" % (what, expected), method=method, path=path,
+    return ApiError("the API answered %s%s where %s was expected" % (prefix, what, expected), method=method, path=path,
                     code="unexpected_answer")
 
 
@@ -484,6 +492,12 @@ class ApiClient:
         token exchange and no credentials needed)."""
         return self.request("GET", path, params=params, authenticated=authenticated).body
 
+    def get_list(self, path, params=None, authenticated=True):
+        """GET a list of objects (an empty body is an empty list); any other answer is an error
+        naming what came and where, never a crash further on."""
+        body = self.get(path, params=params, authenticated=authenticated)
+        return list_of_objects(body, "GET", path)
+
     def get_url(self, url):
         """GET an absolute URL outside the API, such as a pre-signed download link, never sending
         the access token along (the link carries its own authorisation)."""
@@ -550,9 +564,7 @@ class ApiClient:
         while True:
             query = dict(params or {}, page=page, pageSize=page_size)
             response = self.request("GET", path, params=query)
-            batch = response.body if response.body is not None else []
-            if not isinstance(batch, list) or not all(isinstance(item, dict) for item in batch):
-                raise unexpected_answer(batch, "GET", path, "a list of objects")
+            batch = list_of_objects(response.body, "GET", path)
             items.extend(batch)
             total = response.headers.get("X-Total-Count")
             if len(batch) < page_size or (total is not None and total.isdigit() and len(items) >= int(total)):
@@ -592,6 +604,13 @@ class ApiClient:
                 self.stats["requests"] += 1
                 raw, content = self._send(method, url, params, json_body, headers,
                                           follow_redirects=path != "/oauth2/token")
+            except _DeadlineExceeded as exceeded:
+                # Not retried: a server that sends its answer this slowly will do it again. The
+                # request was carried out, so a change whose answer is cut short is "lost".
+                error_class = ApiError if idempotent else ResponseLost
+                raise error_class("the answer was not complete within %g seconds (twice request_timeout); the "
+                                  "server sends it too slowly" % exceeded.seconds, method=method, path=path,
+                                  code="deadline_exceeded")
             except CrossOriginRedirect as redirect:
                 raise ApiError("the answer was a redirect to another server (%s), not followed: the client only "
                                "follows redirects within %s" % (_without_query(redirect.location), self.api_url),
@@ -810,8 +829,7 @@ class ApiClient:
             read = getattr(raw.raw, "read1", None) or raw.raw.read
             while True:
                 if time.monotonic() > deadline:
-                    raise requests.exceptions.ReadTimeout(
-                        "the response was not complete within %g seconds" % (REQUEST_DEADLINE_FACTOR * float(self.request_timeout)))
+                    raise _DeadlineExceeded(REQUEST_DEADLINE_FACTOR * float(self.request_timeout))
                 chunk = read(65536, decode_content=True)
                 if not chunk:
                     break
@@ -855,6 +873,12 @@ def origin(url):
     parts = urlsplit(url)
     default_port = {"http": 80, "https": 443}.get(parts.scheme.lower())
     return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or default_port
+
+
+class _DeadlineExceeded(Exception):
+    def __init__(self, seconds):
+        super(_DeadlineExceeded, self).__init__(seconds)
+        self.seconds = seconds
 
 
 class CrossOriginRedirect(Exception):

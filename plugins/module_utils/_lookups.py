@@ -65,7 +65,7 @@ def startup_script_references(client):
 
 def volume_references(client, location=None, known=()):
     """Active volumes by name or id, only those in ``location`` when it is given."""
-    return References("volume", lambda: [volume for volume in client.get("/volumes") or []
+    return References("volume", lambda: [volume for volume in client.get_list("/volumes")
                                          if location is None or volume.get("location") == location],
                       known=known, scope=" in %s" % location if location else "")
 
@@ -105,4 +105,4 @@ def find_taggable(client, resource_type, reference):
         found = fetch_or_none(client, api_path(path, path_value(reference, "id")))
         if found is not None:
             return found
-    return named(client.get(path) or [], reference)
+    return named(client.get_list(path), reference)

@@ -216,7 +216,7 @@ class Resource:
 
     def list_named(self, name):
         """Resources that may carry this name (filtered exactly by ``find_by_name``)."""
-        return self.client.get(self.path) or []
+        return self.client.get_list(self.path)
 
     def find_by_name(self, name, exclude_id=None):
         matches = [item for item in self.list_named(name)

@@ -177,7 +177,7 @@ class ContainerSpecs:
     def __init__(self, client, containers):
         self.client = client
         self.options = containers
-        self.volumes = References("volume", lambda: client.get("/volumes") or [])
+        self.volumes = References("volume", lambda: client.get_list("/volumes"))
 
     @staticmethod
     def validate(containers):
@@ -644,7 +644,7 @@ def exit_deployment_info(module, key, path):
             found = fetch_or_none(module.client, api_path(path, path_value(params["name"], "name", NAME)))
             deployments = [found] if found else []
         else:
-            deployments = module.client.get(path) or []
+            deployments = module.client.get_list(path)
         result = []
         for deployment in deployments:
             item_path = api_path(path, path_value(deployment.get("name"), "name the API returned", NAME))

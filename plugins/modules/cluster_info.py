@@ -150,7 +150,7 @@ def main():
             found = fetch_or_none(module.client, api_path("/clusters", path_value(params["id"], "id")))
             clusters = [found] if found else []
         else:
-            clusters = module.client.get("/clusters") or []
+            clusters = module.client.get_list("/clusters")
         return [cluster for cluster in clusters if wanted(cluster)]
 
     module.exit_json(changed=False, clusters=module.run(read))

@@ -679,7 +679,7 @@ class Instance(Resource):
         if choice == ["all"]:
             return attached
         attached_volumes = References(
-            "volume", lambda: [volume for volume in self.client.get("/volumes") or [] if volume["id"] in attached],
+            "volume", lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in attached],
             scope=" among the volumes attached to instance %s" % instance.get("hostname"))
         doomed = []
         for reference in choice:

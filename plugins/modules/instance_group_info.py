@@ -118,7 +118,7 @@ def main():
             found = fetch_or_none(module.client, api_path("/instance-groups", path_value(params["id"], "id")))
             groups = [found] if found else []
         else:
-            groups = module.client.get("/instance-groups") or []
+            groups = module.client.get_list("/instance-groups")
         return [group for group in groups if wanted(group)]
 
     module.exit_json(changed=False, instance_groups=module.run(read))

@@ -165,7 +165,7 @@ def main():
                 query["status"] = params["status"]
             if tag_filter:
                 query["tag"] = tag_filter_query(tag_filter)
-            instances = module.client.get("/instances", params=query or None) or []
+            instances = module.client.get_list("/instances", params=query or None)
         # the API's filters are applied again: an API that ignores one still gives right answers
         return [instance for instance in instances if wanted(instance)]
 

@@ -85,7 +85,7 @@ def main():
             found = fetch_or_none(module.client, api_path("/ssh-keys", path_value(module.params["id"], "id")))
             keys = [found] if found else []
         else:
-            keys = module.client.get("/ssh-keys") or []
+            keys = module.client.get_list("/ssh-keys")
         if module.params["name"] is not None:
             keys = [key for key in keys if key.get("name") == module.params["name"]]
         return keys

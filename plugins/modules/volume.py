@@ -301,7 +301,7 @@ class Volume(Resource):
     def active_volumes(self):
         """Every active volume, read once per task (lookups by name and of the clone source)."""
         if self._active is None:
-            self._active = self.client.get(self.path) or []
+            self._active = self.client.get_list(self.path)
         return self._active
 
     def clone_source(self):
@@ -318,12 +318,12 @@ class Volume(Resource):
         found = volume_named(self.active_volumes(), name, location)
         # The trash is read only when the state needs it: a restore, or a permanent delete.
         if found is None and (state == "restored" or (state == "absent" and self.params["permanent"])):
-            found = volume_named(self.client.get(self.path + "/trash") or [], name, location)
+            found = volume_named(self.client.get_list(self.path + "/trash"), name, location)
         return found
 
     def find_created(self, name, location):
         """The volume a create whose response was lost made, if it made one (a fresh list)."""
-        return volume_named(self.client.get(self.path) or [], name, location)
+        return volume_named(self.client.get_list(self.path), name, location)
 
     def validate(self):
         if self.params["size"] is not None and self.params["size"] < 1:

@@ -160,10 +160,10 @@ def main():
             volumes = [found] if found else []
         else:
             query = {"status": params["status"]} if params["status"] else None
-            volumes = module.client.get("/volumes", params=query) or []
+            volumes = module.client.get_list("/volumes", params=query)
             if params["include_trash"] and params["status"] in (None, "deleted"):
                 seen = set(volume["id"] for volume in volumes)
-                volumes.extend(volume for volume in module.client.get("/volumes/trash") or [] if volume["id"] not in seen)
+                volumes.extend(volume for volume in module.client.get_list("/volumes/trash") if volume["id"] not in seen)
         return [volume for volume in volumes if wanted(volume)]
 
     module.exit_json(changed=False, volumes=module.run(read))
