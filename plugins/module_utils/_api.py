@@ -215,7 +215,7 @@ def unexpected_answer(body, method, path, expected, prefix=""):
     if isinstance(body, list):
         what = "a list of %d item%s" % (len(body), "" if len(body) == 1 else "s")
     elif body is None:
-        what = "null" if prefix else "an empty body"
+        what = "null"
     elif isinstance(body, str):
         what = "text that is not JSON (%s)" % _short(json.dumps(body[:80]))
     else:
