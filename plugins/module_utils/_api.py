@@ -217,7 +217,7 @@ def unexpected_answer(body, method, path, expected, prefix=""):
     elif body is None:
         what = "null"
     elif isinstance(body, str):
-        what = "text that is not JSON (%s)" % _short(json.dumps(body[:80]))
+        what = "a string, not a JSON object or list (%s)" % _short(json.dumps(body[:80]))
     else:
         what = "a JSON %s" % {"bool": "boolean", "int": "number", "float": "number", "dict": "object"}.get(
             type(body).__name__, type(body).__name__)
@@ -891,6 +891,13 @@ if HAS_REQUESTS:
     class _SameOriginSession(requests.Session):
         """A session that follows redirects only within the origin (scheme, host and port) of the
         request: the access token, a request body or the answer of another server never cross."""
+
+        def resolve_redirects(self, resp, req, *args, **kwargs):
+            if kwargs.get("yield_requests"):
+                # requests prepares the next hop of a redirect it was told not to follow (for
+                # ``Response.next``): nothing to check, or to prepare, there.
+                return iter(())
+            return super(_SameOriginSession, self).resolve_redirects(resp, req, *args, **kwargs)
 
         def rebuild_auth(self, prepared_request, response):
             if origin(prepared_request.url) != origin(response.request.url):

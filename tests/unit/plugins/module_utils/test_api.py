@@ -67,7 +67,7 @@ def test_single_reads_accept_an_object_or_a_one_element_array():
 @pytest.mark.parametrize("body, answered", [
     ([], "a list of 0 items"),
     ([{"id": "a"}, {"id": "b"}], "a list of 2 items"),  # never "the first": that is another resource
-    ("oops", "text that is not JSON"),
+    ("oops", "a string, not a JSON object or list"),
     (None, "null"),
     (7, "a JSON number"),
     ([None], "null"),

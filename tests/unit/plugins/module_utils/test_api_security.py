@@ -61,7 +61,7 @@ def test_a_refusal_never_echoes_a_huge_value_whole():
 
 
 @pytest.mark.parametrize("body, answered", [
-    ("text", "text that is not JSON"),
+    ("text", "a string, not a JSON object or list"),
     ({"items": []}, "a JSON object"),
     ([{"id": "a"}, None], "a list holding null"),
     ([{"id": "a"}, "b"], "a list holding text"),
