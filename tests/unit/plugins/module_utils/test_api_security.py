@@ -64,7 +64,7 @@ def test_a_refusal_never_echoes_a_huge_value_whole():
     ("text", "a string, not a JSON object or list"),
     ({"items": []}, "a JSON object"),
     ([{"id": "a"}, None], "a list holding null"),
-    ([{"id": "a"}, "b"], "a list holding text"),
+    ([{"id": "a"}, "b"], "a list holding a string"),
 ])
 def test_a_list_answered_with_anything_but_objects_is_an_error(body, answered):
     with pytest.raises(ApiError) as error:
