@@ -146,7 +146,7 @@ def test_a_body_dripping_a_byte_every_two_seconds_times_out(servers):
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", "100")
         handler.end_headers()
-        for _ in range(100):
+        for _byte in range(100):
             try:
                 handler.wfile.write(b" ")
                 handler.wfile.flush()
@@ -177,7 +177,7 @@ def test_a_huge_body_is_refused(servers, declared):
         handler.end_headers()
         chunk = b" " * (1024 * 1024)
         try:
-            for _ in range(65):
+            for _mebibyte in range(65):
                 handler.wfile.write(chunk)
         except OSError:
             pass
