@@ -16,6 +16,12 @@ options:
     description:
       - Base URL of the Cloud Compute API, including the version prefix, for example
         V(https://api.example.com/v1) or the local emulator's V(http://127.0.0.1:8400/v1).
+      - Only V(http) and V(https) URLs with a host name are accepted. A URL with a user name or
+        password in it (V(https://user:password@host/v1)) is refused, without repeating the
+        password; give the credentials as O(client_id) and O(client_secret).
+      - Redirects are followed only within this URL's scheme, host and port (at most 5); a
+        redirect to another server fails naming its location. The token exchange follows no
+        redirect at all, so the client secret is never sent anywhere else.
       - If not set, the value of the E(CLOUDCOMPUTE_API_URL) environment variable is used.
     type: str
   client_id:
@@ -43,6 +49,11 @@ options:
   request_timeout:
     description:
       - Seconds to wait for each HTTP response before it counts as lost.
+      - Each attempt of a request must also be complete within twice this time in all, however
+        slowly the answer arrives; and an answer larger than 64 MiB is refused.
+      - A V(Retry-After) the API sends (seconds or an HTTP date) is waited out only while it
+        fits in the 15 minutes a task waits for the rate limit in all; a longer one fails the
+        task at once with the API's answer.
       - If not set, the value of the E(CLOUDCOMPUTE_REQUEST_TIMEOUT) environment variable is used.
     type: float
     default: 30
@@ -52,6 +63,10 @@ options:
         per API URL and client id, readable by its owner only (mode 0600). Every task of a
         playbook, and every fork, reuses the cached token until it nears expiry, so a playbook
         makes about one token exchange per token lifetime. The client secret is never written.
+      - Missing directories are created with mode 0700 whatever the umask. A directory that is
+        a symbolic link, is owned by another user or is writable by group or others is refused
+        with an error (set O(token_cache=false) or choose a directory of your own); a symbolic
+        link at the token or lock file is never followed.
       - Beside each token file, a rate-limit state file (C(.ratelimit), mode 0600) shares the
         API's project and endpoint quotas between every process on this machine that uses the
         same API URL and client id (forks, the inventory plugin, parallel C(ansible-playbook)
@@ -85,14 +100,14 @@ options:
   client_id:
     description:
       - Client id of a Cloud API credential. Templates (lookups, vaulted variables) are allowed.
-      - Required unless O(projects) names the credentials.
+      - Required, except in the inventory plugin when its C(projects) option names the credentials.
     type: str
     env:
       - name: CLOUDCOMPUTE_CLIENT_ID
   client_secret:
     description:
       - Client secret of that credential. Templates (lookups, vaulted variables) are allowed.
-      - Required unless O(projects) names the credentials.
+      - Required, except in the inventory plugin when its C(projects) option names the credentials.
     type: str
     env:
       - name: CLOUDCOMPUTE_CLIENT_SECRET

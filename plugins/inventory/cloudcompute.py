@@ -455,7 +455,6 @@ class Selection:
         return self.filters.keeps(record, kind) and not any(exclusion.excludes(record, kind) for exclusion in self.exclusions)
 
 
-
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     NAME = "cloudcompute.cloud.cloudcompute"

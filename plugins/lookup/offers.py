@@ -177,10 +177,10 @@ class LookupModule(LookupBase):
             raise AnsibleLookupError("cloudcompute.cloud.offers: api_url is missing (option or CLOUDCOMPUTE_API_URL)")
         try:
             client = _api.ApiClient(**connection)
-            catalog = client.get("/instance-types", authenticated=False) or []
+            catalog = client.get_list("/instance-types", authenticated=False)
             availability = {}
             for spot in ((False, True) if filters["spot"] is None else (filters["spot"],)):
-                availability[spot] = client.get("/instance-availability", params={"is_spot": "true"} if spot else None) or []
+                availability[spot] = client.get_list("/instance-availability", params={"is_spot": "true"} if spot else None)
         except _api.MissingCredentials as error:
             raise AnsibleLookupError("cloudcompute.cloud.offers: %s (options client_id and client_secret, or "
                                      "CLOUDCOMPUTE_CLIENT_ID and CLOUDCOMPUTE_CLIENT_SECRET)" % error)

@@ -23,24 +23,22 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import errno
 import hashlib
 import json
+import math
 import os
 import random
 import re
 import tempfile
 import time
+from email.utils import parsedate_to_datetime
+
+from urllib.parse import quote, urlsplit
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on POSIX: the cache still works, without locking
     fcntl = None
-
-try:
-    from urllib.parse import urlsplit
-except ImportError:  # pragma: no cover - Python 2
-    from urlparse import urlsplit
 
 try:
     import requests
@@ -53,6 +51,8 @@ except ImportError as import_error:  # reported by the module wrapper with missi
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = import_error
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import (
+    UnsafeCachePath, check_private_directory, ensure_private_directory, open_private_file)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import QuotaFileUnusable, SharedQuota
 
 COLLECTION_VERSION = "0.1.0"
@@ -73,6 +73,13 @@ MAX_BACKOFF = 8.0
 # A request keeps this share of each rate-limit quota in reserve for other forks and tasks:
 # below it the client spreads its remaining requests over the rest of the window.
 PACING_RESERVE = 0.2
+# Every attempt of a request has a total deadline of this many times ``request_timeout`` (the
+# timeout itself bounds each read only, so a body sent a byte at a time would never end), and a
+# response body larger than MAX_RESPONSE_BYTES is refused: nothing the API sends is that big.
+REQUEST_DEADLINE_FACTOR = 2
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 
 
 class ApiError(Exception):
@@ -121,6 +128,25 @@ class ApiError(Exception):
         }
 
 
+class LocalRefusal(ApiError):
+    """Something refused by the client itself, before or instead of a request: a value that may
+    not go into a URL path, an ``api_url`` with a password in it, an unsafe token cache. An
+    ``ApiError`` so that every caller reports it as it reports the API's failures; its text is
+    the message alone."""
+
+    def describe(self):
+        return self.api_message
+
+
+class InvalidPathValue(LocalRefusal):
+    """A value refused for a URL path segment; ``option`` names where it came from."""
+
+    def __init__(self, message, option=None, **kwargs):
+        self.option = option
+        kwargs.setdefault("code", "invalid_value")
+        super(InvalidPathValue, self).__init__(message, **kwargs)
+
+
 class MissingCredentials(Exception):
     """A request needs an access token but the client has no client id or secret. Public
     catalog reads work without them; everything else fails with this before anything is sent."""
@@ -162,11 +188,109 @@ def parse_created_id(body):
     return body
 
 
-def single_item(body):
-    """A single-resource read answered either as an object or as a one-element array."""
-    if isinstance(body, list):
-        return body[0] if body else None
+def single_item(body, method="GET", path=None):
+    """A single-resource read answered either as an object or as a one-element array (the form
+    the API documents for SSH key and startup script reads). Anything else (a list of several
+    or none, a string, a number) is an error: taking "the first" of a list is how a read of the
+    wrong path turns into a change to the wrong resource."""
+    if isinstance(body, list) and len(body) == 1:
+        body = body[0]
+    if not isinstance(body, dict):
+        raise unexpected_answer(body, method, path, "one object")
     return body
+
+
+def list_of_objects(body, method="GET", path=None):
+    """``body`` when it is a list of objects (None: an empty list); otherwise an error."""
+    if body is None:
+        return []
+    if not isinstance(body, list) or not all(isinstance(item, dict) for item in body):
+        if isinstance(body, list):
+            body = [item for item in body if not isinstance(item, dict)][0]
+            raise unexpected_answer(body, method, path, "a list of objects", "a list holding ")
+        raise unexpected_answer(body, method, path, "a list of objects")
+    return body
+
+
+def unexpected_answer(body, method, path, expected, prefix=""):
+    """The ``ApiError`` for an answer of the wrong shape: what came, where, what was expected."""
+    if isinstance(body, list):
+        what = "a list of %d item%s" % (len(body), "" if len(body) == 1 else "s")
+    elif body is None:
+        what = "null"
+    elif isinstance(body, str):
+        what = "a string, not a JSON object or list (%s)" % _short(json.dumps(body[:80]))
+    else:
+        what = "a JSON %s" % {"bool": "boolean", "int": "number", "float": "number", "dict": "object"}.get(
+            type(body).__name__, type(body).__name__)
+    return ApiError("the API answered %s%s where %s was expected" % (prefix, what, expected), method=method, path=path,
+                    code="unexpected_answer")
+
+
+# ------------------------------------------------------------------------ URL path building
+#
+# Every value that goes into a URL path (an id, a name, a tag key, a type code), whether the
+# user gave it or the API returned it, goes through ``api_path()``: validated for what it is and
+# percent-encoded as exactly one segment. Without this a value such as ``../ssh-keys`` reads (and
+# then deletes) another resource, ``?a=b`` adds a query and ``#`` cuts the path. Query values go
+# through the ``params`` of the request methods, never into the path.
+#
+#     api_path("/instances", path_value(instance_id, "id"), "tags")
+#     api_path("/container-deployments", path_value(name, "name", NAME), "status")
+
+ID = "id"
+NAME = "name"
+KEY = "key"
+CODE = "code"
+PATH_VALUE_RULES = {
+    # The API's ids: UUIDs, and a few combined ids of letters, digits and ``_.:-``.
+    ID: (re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"), "an id (letters, digits and _.:-)"),
+    # Serverless deployment, secret and credential names: DNS labels.
+    NAME: (re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"),
+           "a name of 1 to 63 lowercase letters, digits and hyphens, not starting or ending with a hyphen"),
+    # Catalog codes (instance and volume types, locations, templates).
+    CODE: (re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}$"), "a code (letters, digits and _.:+-)"),
+    # Tag keys: any text, encoded; only what cannot be one segment is refused.
+    KEY: (re.compile(r"^.{1,255}$", re.S), "a non-empty key of at most 255 characters"),
+}
+
+
+class PathValue:
+    """One dynamic segment of an API path: ``value``, what it must be (``ID``, ``NAME``,
+    ``CODE``, ``KEY``) and the option to name when it is refused."""
+
+    def __init__(self, value, option, kind=ID):
+        self.value = value
+        self.option = option
+        self.kind = kind
+
+    def encoded(self):
+        value = self.value
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise InvalidPathValue("%s must be a string, not %s" % (self.option, type(value).__name__), self.option)
+        value = str(value)
+        pattern, description = PATH_VALUE_RULES[self.kind]
+        if value in ("", ".", "..") or not pattern.match(value):
+            shown = json.dumps(value[:80])
+            raise InvalidPathValue("%s is not %s: %s" % (self.option, description, shown), self.option)
+        return quote(value, safe="")
+
+
+def path_value(value, option, kind=ID):
+    return PathValue(value, option, kind)
+
+
+def api_path(*parts):
+    """A request path from fixed parts (plain strings written in the code, slashes allowed) and
+    ``path_value()`` segments (validated and encoded as one segment each). Raises
+    ``InvalidPathValue`` naming the option before anything is sent."""
+    segments = []
+    for part in parts:
+        if isinstance(part, PathValue):
+            segments.append(part.encoded())
+        else:
+            segments.append(str(part).strip("/"))
+    return "/" + "/".join(segment for segment in segments if segment)
 
 
 def parse_rate_limit_header(value):
@@ -219,15 +343,29 @@ class TokenCache:
 
     def _ensure_directory(self):
         try:
-            os.makedirs(self.directory, mode=0o700)
-        except OSError as error:
-            if error.errno != errno.EEXIST:
-                raise
+            ensure_private_directory(self.directory)
+        except UnsafeCachePath as problem:
+            raise self._refusal(problem)
+
+    def check_directory(self):
+        try:
+            check_private_directory(self.directory)
+        except UnsafeCachePath as problem:
+            raise self._refusal(problem)
+
+    def _refusal(self, problem):
+        return LocalRefusal("token_cache %s is not safe to keep tokens in: %s. Use a directory of your own "
+                            "with mode 0700, or set token_cache to false to run without the cache"
+                            % (self.directory, problem.strerror), code="unsafe_token_cache")
 
     def load(self):
+        if not os.path.lexists(self.directory):
+            return None
+        self.check_directory()
         try:
-            with open(self.path) as handle:
-                data = json.load(handle)
+            handle = os.open(self.path, os.O_RDONLY | _O_NOFOLLOW)
+            with os.fdopen(handle) as stream:
+                data = json.load(stream)
         except (IOError, OSError, ValueError):
             return None
         if not isinstance(data, dict) or data.get("secret_digest") != self.secret_digest:
@@ -260,6 +398,9 @@ class TokenCache:
         return _FileLock(self.lock_path, self._ensure_directory)
 
 
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
 class _FileLock:
     def __init__(self, path, ensure_directory):
         self.path = path
@@ -270,7 +411,10 @@ class _FileLock:
         if fcntl is None:
             return self
         self.ensure_directory()
-        self.handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            self.handle = open_private_file(self.path)
+        except UnsafeCachePath as problem:
+            raise LocalRefusal("the token cache lock %s: %s" % (self.path, problem.strerror), code="unsafe_token_cache")
         fcntl.flock(self.handle, fcntl.LOCK_EX)
         return self
 
@@ -295,7 +439,7 @@ class ApiClient:
                  max_transient_retries=MAX_TRANSIENT_RETRIES):
         if not HAS_REQUESTS:
             raise ImportError("the requests Python library is required: %s" % REQUESTS_IMPORT_ERROR)
-        self.api_url = api_url.rstrip("/")
+        self.api_url = checked_api_url(api_url)
         self.client_id = client_id
         self.client_secret = client_secret
         self.request_timeout = request_timeout
@@ -306,7 +450,8 @@ class ApiClient:
         self.max_transient_retries = max_transient_retries
         self.sleep = sleep
         self.clock = clock
-        self.session = requests.Session()
+        self.session = _SameOriginSession()
+        self.session.max_redirects = MAX_REDIRECTS
         # Given with every request, not set on the session: requests lets REQUESTS_CA_BUNDLE (or
         # CURL_CA_BUNDLE) in the environment override a session-level verify=False, so
         # validate_certs=false was ignored wherever one of them is set; a per-request False stands.
@@ -332,6 +477,12 @@ class ApiClient:
         token exchange and no credentials needed)."""
         return self.request("GET", path, params=params, authenticated=authenticated).body
 
+    def get_list(self, path, params=None, authenticated=True):
+        """GET a list of objects (an empty body is an empty list); any other answer is an error
+        naming what came and where, never a crash further on."""
+        body = self.get(path, params=params, authenticated=authenticated)
+        return list_of_objects(body, "GET", path)
+
     def get_url(self, url):
         """GET an absolute URL outside the API, such as a pre-signed download link, never sending
         the access token along (the link carries its own authorisation)."""
@@ -344,7 +495,7 @@ class ApiClient:
 
     def get_one(self, path, params=None):
         """GET a single resource, tolerating the API's one-element-array form."""
-        return single_item(self.get(path, params=params))
+        return single_item(self.get(path, params=params), "GET", path)
 
     def post(self, path, json_body=None, idempotent=False, retry_unavailable=True):
         return self.request("POST", path, json_body=json_body, idempotent=idempotent,
@@ -398,10 +549,10 @@ class ApiClient:
         while True:
             query = dict(params or {}, page=page, pageSize=page_size)
             response = self.request("GET", path, params=query)
-            batch = response.body or []
+            batch = list_of_objects(response.body, "GET", path)
             items.extend(batch)
             total = response.headers.get("X-Total-Count")
-            if len(batch) < page_size or (total is not None and len(items) >= int(total)):
+            if len(batch) < page_size or (total is not None and total.isdigit() and len(items) >= int(total)):
                 return items
             page += 1
 
@@ -424,7 +575,7 @@ class ApiClient:
             raise MissingCredentials(method, path)
         url = path if path.startswith(("https://", "http://")) else self.api_url + path
         rate_limited = transient = 0
-        rate_limit_waited = 0.0
+        rate_limit_waited = unavailable_waited = 0.0
         reauthenticated = False
         # Set once an attempt may have been carried out without us hearing of it.
         outcome_unknown = False
@@ -438,8 +589,19 @@ class ApiClient:
             sent = True
             try:
                 self.stats["requests"] += 1
-                raw = self.session.request(method, url, params=params, json=json_body, headers=headers,
-                                           timeout=self.request_timeout, verify=self.validate_certs)
+                raw, content = self._send(method, url, params, json_body, headers,
+                                          follow_redirects=path != "/oauth2/token")
+            except _DeadlineExceeded as exceeded:
+                # Not retried: a server that sends its answer this slowly will do it again. The
+                # request was carried out, so a change whose answer is cut short is "lost".
+                error_class = ApiError if idempotent else ResponseLost
+                raise error_class("the answer was not complete within %g seconds (twice request_timeout); the "
+                                  "server sends it too slowly" % exceeded.seconds, method=method, path=path,
+                                  code="deadline_exceeded")
+            except CrossOriginRedirect as redirect:
+                raise ApiError("the answer was a redirect to another server (%s), not followed: the client only "
+                               "follows redirects within %s" % (_without_query(redirect.location), self.api_url),
+                               method=method, path=path, code="cross_origin_redirect")
             except SSLError as error:
                 raise ApiError("TLS verification failed: %s (set validate_certs to false only for a test "
                                "endpoint with a self-signed certificate)" % _short(error), method=method, path=path)
@@ -456,8 +618,16 @@ class ApiClient:
 
             self._remember_rate_limits(raw.headers, quota_key)
             status = raw.status_code
+            if status in REDIRECT_STATUSES:
+                # Only the token exchange gets here (other requests follow same-origin redirects):
+                # its body holds the client secret, which is never sent anywhere else.
+                raise ApiError("the API answered HTTP %s redirecting to %s, not followed: the token exchange "
+                               "follows no redirect" % (status, _without_query(raw.headers.get("Location") or "?")),
+                               status=status, method=method, path=path, code="redirect_refused")
             if status < 400:
-                return Response(status, raw.headers, _parse_body(raw) if decode_json else raw.text)
+                if not decode_json:
+                    return Response(status, raw.headers, content.decode(raw.encoding or "utf-8", "replace"))
+                return Response(status, raw.headers, _parse_body(raw))
 
             if status == 401 and authenticated and not reauthenticated:
                 # The token may have been revoked or expired early: get a new one, once.
@@ -468,15 +638,21 @@ class ApiClient:
                     self.max_rate_limit_retries is None or rate_limited < self.max_rate_limit_retries):
                 rate_limited += 1
                 self.stats["rate_limited"] += 1
-                rate_limit_waited += self._wait_retry_after(raw.headers, rate_limited)
-                continue
+                waited = self._wait_retry_after(raw.headers, rate_limited, self.max_rate_limit_wait - rate_limit_waited)
+                if waited is not None:
+                    rate_limit_waited += waited
+                    continue
+                raise _api_error(raw, method, path, hint=_beyond_budget(raw, self.max_rate_limit_wait))
             if (status == 503 and (retry_unavailable or raw.headers.get("Retry-After"))
                     and transient < self.max_transient_retries):
                 # Overloaded or out of capacity, the API did nothing: retry a few times, then
                 # fail clearly (no endless retry on a capacity shortage).
                 transient += 1
                 if raw.headers.get("Retry-After"):
-                    self._wait_retry_after(raw.headers, transient)
+                    waited = self._wait_retry_after(raw.headers, transient, self.max_rate_limit_wait - unavailable_waited)
+                    if waited is None:
+                        raise _api_error(raw, method, path, hint=_beyond_budget(raw, self.max_rate_limit_wait))
+                    unavailable_waited += waited
                 else:
                     self._retry_after_backoff(transient)
                 continue
@@ -541,7 +717,12 @@ class ApiClient:
         if not data.get("access_token"):
             raise ApiError("the token response carried no access_token", status=response.status,
                            method="POST", path="/oauth2/token")
-        expires_in = float(data.get("expires_in") or 3600)
+        try:
+            expires_in = float(data.get("expires_in") or 3600)
+        except (TypeError, ValueError):
+            expires_in = 3600.0
+        if not 0 < expires_in < 1e7:  # NaN, infinite or absurd: the documented hour
+            expires_in = 3600.0
         return {
             "access_token": data["access_token"],
             "refresh_token": data.get("refresh_token"),
@@ -618,17 +799,53 @@ class ApiClient:
         self.shared_quota = None
         self.notes.append("rate limits are paced by this process alone, not shared with the others: %s" % reason)
 
-    def _wait_retry_after(self, headers, attempt):
-        try:
-            delay = float(headers.get("Retry-After"))
-        except (TypeError, ValueError):
+    def _wait_retry_after(self, headers, attempt, budget):
+        """Wait as ``Retry-After`` asks (a backoff when it is missing or not understood) and
+        return the seconds waited; None, without waiting, when the wait would go beyond
+        ``budget``: sleeping first and giving up after is how a hostile value hangs a task."""
+        delay = retry_after_seconds(headers.get("Retry-After"), self.clock())
+        if delay is None:
             delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2 ** attempt)
+        if delay > budget:
+            return None
+        delay = min(budget, delay + random.uniform(0, 1.0))
         self.stats["retries"] += 1
         # After the wait the window has reset; forget the stale counters.
         self.rate_limits = {}
-        delay = max(0.0, delay) + random.uniform(0, 1.0)
         self.sleep(delay)
         return delay
+
+    def _send(self, method, url, params, json_body, headers, follow_redirects):
+        """One attempt: the response and its body, read within the attempt's total deadline
+        (``REQUEST_DEADLINE_FACTOR`` times ``request_timeout``) and refused beyond
+        ``MAX_RESPONSE_BYTES``. Raises ``requests`` exceptions as ``session.request`` does."""
+        deadline = time.monotonic() + REQUEST_DEADLINE_FACTOR * float(self.request_timeout)
+        raw = self.session.request(method, url, params=params, json=json_body, headers=headers, stream=True,
+                                   allow_redirects=follow_redirects, timeout=self.request_timeout,
+                                   verify=self.validate_certs)
+        try:
+            declared = raw.headers.get("Content-Length")
+            if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+                raise _too_large(method, url)
+            chunks = []
+            size = 0
+            read = getattr(raw.raw, "read1", None) or raw.raw.read
+            while True:
+                if time.monotonic() > deadline:
+                    raise _DeadlineExceeded(REQUEST_DEADLINE_FACTOR * float(self.request_timeout))
+                chunk = read(65536, decode_content=True)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    raise _too_large(method, url)
+                chunks.append(chunk)
+        finally:
+            raw.close()
+        content = b"".join(chunks)
+        raw._content = content  # what requests' .text and .json() read
+        raw._content_consumed = True
+        return raw, content
 
     def _retry_after_backoff(self, attempt):
         self.stats["retries"] += 1
@@ -637,6 +854,83 @@ class ApiClient:
     def _backoff(self, attempt):
         delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2 ** (attempt - 1))
         self.sleep(random.uniform(delay / 2, delay))
+
+
+def checked_api_url(api_url):
+    """``api_url`` without its trailing slash; one with a user name or password in it is refused
+    (requests would send them as Basic auth instead of the bearer token, and failures would echo
+    them) with a message that does not repeat them."""
+    api_url = str(api_url).rstrip("/")
+    parts = urlsplit(api_url)
+    if "@" in parts.netloc:
+        raise LocalRefusal("api_url must not carry a user name or password (user:password@host); give the "
+                           "credentials as client_id and client_secret. The URL was refused for %s://%s"
+                           % (parts.scheme, parts.netloc.rpartition("@")[2]), code="invalid_api_url")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise LocalRefusal("api_url must be an http:// or https:// URL with a host name, such as "
+                           "https://api.example.com/v1", code="invalid_api_url")
+    return api_url
+
+
+def origin(url):
+    parts = urlsplit(url)
+    default_port = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or default_port
+
+
+class _DeadlineExceeded(Exception):
+    def __init__(self, seconds):
+        super(_DeadlineExceeded, self).__init__(seconds)
+        self.seconds = seconds
+
+
+class CrossOriginRedirect(Exception):
+    def __init__(self, location):
+        super(CrossOriginRedirect, self).__init__(location)
+        self.location = location
+
+
+if HAS_REQUESTS:
+    class _SameOriginSession(requests.Session):
+        """A session that follows redirects only within the origin (scheme, host and port) of the
+        request: the access token, a request body or the answer of another server never cross."""
+
+        def resolve_redirects(self, resp, req, *args, **kwargs):
+            if kwargs.get("yield_requests"):
+                # requests prepares the next hop of a redirect it was told not to follow (for
+                # ``Response.next``): nothing to check, or to prepare, there.
+                return iter(())
+            return super(_SameOriginSession, self).resolve_redirects(resp, req, *args, **kwargs)
+
+        def rebuild_auth(self, prepared_request, response):
+            if origin(prepared_request.url) != origin(response.request.url):
+                raise CrossOriginRedirect(prepared_request.url)
+            return super(_SameOriginSession, self).rebuild_auth(prepared_request, response)
+
+
+def retry_after_seconds(value, now):
+    """The wait a ``Retry-After`` header asks for, in seconds: a number of seconds or an HTTP
+    date. None when absent or not understood; never negative, infinite or NaN (an absurd value
+    is returned as it is large, for the caller to hold against its budget)."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    try:
+        delay = float(text)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when is None:
+            return None
+        try:
+            delay = when.timestamp() - now
+        except (OverflowError, ValueError, OSError):
+            return None
+    if math.isnan(delay):
+        return None
+    return min(max(0.0, delay), 1e12)
 
 
 def _never_sent(error):
@@ -666,7 +960,23 @@ def _parse_body(raw):
     return text
 
 
-def _api_error(raw, method, path, error_class=ApiError, after_lost_response=False):
+def _too_large(method, url):
+    return ApiError("the response is larger than %d MiB, the most the client accepts" % (MAX_RESPONSE_BYTES // 1048576),
+                    method=method, path=urlsplit(url).path, code="response_too_large")
+
+
+def _beyond_budget(raw, budget):
+    return ("The API asked to retry after %s, beyond the %d seconds the client waits in all; try again later"
+            % (_short(raw.headers.get("Retry-After"))[:60], budget))
+
+
+def _without_query(url):
+    """A URL for an error message: without its query and fragment, which may carry secrets."""
+    parts = urlsplit(url)
+    return "%s://%s%s" % (parts.scheme, parts.netloc.rpartition("@")[2], parts.path)
+
+
+def _api_error(raw, method, path, error_class=ApiError, after_lost_response=False, hint=None):
     body = _parse_body(raw)
     code = message = None
     if isinstance(body, dict):
@@ -675,7 +985,7 @@ def _api_error(raw, method, path, error_class=ApiError, after_lost_response=Fals
     if not message:
         message = (body if isinstance(body, str) and body.strip() else raw.reason) or "HTTP %s" % raw.status_code
     return error_class(str(message), status=raw.status_code, code=code, method=method, path=path,
-                       after_lost_response=after_lost_response)
+                       after_lost_response=after_lost_response, hint=hint)
 
 
 _ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")

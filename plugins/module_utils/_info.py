@@ -111,8 +111,8 @@ def read(client, path, query=None, public=False, hints=None):
 
 
 def read_list(client, path, query=None, public=False, hints=None):
-    body = read(client, path, query=query, public=public, hints=hints)
-    return body if isinstance(body, list) else []
+    with hinted(hints):
+        return client.get_list(path, params=set_only(query) or None, authenticated=not public)
 
 
 def exit_info(module, read_results):

@@ -29,31 +29,65 @@ except ImportError:  # pragma: no cover - not on POSIX: no lock, the duplicate c
     fcntl = None
 
 
+class UnsafeCachePath(OSError):
+    """A path of the token cache directory that must not be used; ``strerror`` says why."""
+
+
+def ensure_private_directory(directory):
+    """Create ``directory`` and its missing parents with mode 0700 whatever the umask, then
+    refuse it unless it is a real directory of this user that nobody else can write to: whoever
+    can write there can read or plant tokens, locks and rate-limit state."""
+    missing = []
+    parent = directory
+    while parent and not os.path.lexists(parent):
+        missing.append(parent)
+        if os.path.dirname(parent) == parent:
+            break
+        parent = os.path.dirname(parent)
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, 0o700)
+            os.chmod(path, 0o700)  # mkdir's mode is masked by the umask
+        except OSError as error:
+            if error.errno != errno.EEXIST:
+                raise
+    check_private_directory(directory)
+
+
+def check_private_directory(directory):
+    try:
+        info = os.lstat(directory)
+    except OSError as error:
+        raise UnsafeCachePath(error.errno, "it cannot be used (%s)" % error.strerror, directory)
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafeCachePath(errno.ELOOP, "it is a symbolic link", directory)
+    if not stat.S_ISDIR(info.st_mode):
+        raise UnsafeCachePath(errno.ENOTDIR, "it is not a directory", directory)
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        raise UnsafeCachePath(errno.EPERM, "it is owned by another user (uid %d)" % info.st_uid, directory)
+    if info.st_mode & 0o022:
+        raise UnsafeCachePath(errno.EPERM, "it is writable by others (mode %04o)" % stat.S_IMODE(info.st_mode), directory)
+
+
 def open_private_file(path):
-    """Open (creating it 0600) a file of the token cache's directory for locking, refusing a
-    symlink in its place and a file owned by another user or readable by others."""
-    descriptor = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
+    """Open (creating it 0600) a file of the token cache directory; a symbolic link in its place
+    is never followed (O_CREAT would create or truncate its target), and a file of another user
+    or that others could read is refused."""
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as error:
+        raise UnsafeCachePath(error.errno, "it cannot be opened (%s); it must be a regular file, never a symbolic link"
+                              % error.strerror, path)
     try:
         status = os.fstat(descriptor)
         if status.st_uid != os.geteuid() or not stat.S_ISREG(status.st_mode):
-            raise OSError(errno.EPERM, "not a regular file of this user", path)
+            raise UnsafeCachePath(errno.EPERM, "it is not a regular file of this user", path)
         if stat.S_IMODE(status.st_mode) != 0o600:
             os.fchmod(descriptor, 0o600)  # created under a permissive umask, or loosened since
     except Exception:
         os.close(descriptor)
         raise
     return descriptor
-
-
-def ensure_private_directory(directory):
-    """Create the 0700 directory (and its parents) unless it exists; refuse a symlink."""
-    try:
-        os.makedirs(directory, mode=0o700)
-    except OSError as error:
-        if error.errno != errno.EEXIST:
-            raise
-    if os.path.islink(directory):
-        raise OSError(errno.ELOOP, "the lock directory is a symlink", directory)
 
 
 def create_lock_path(directory, api_url, client_id, kind, name):

@@ -15,7 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import looks_like_id
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, fetch_or_none, pick_one
 
 # Statuses of instances and clusters (the API uses one value set for both).
@@ -56,7 +56,7 @@ def volume_named(volumes, name, location=None):
 
 
 def ssh_key_references(client):
-    return References("SSH key", lambda: client.get("/ssh-keys"))
+    return References("SSH key", lambda: client.get_list("/ssh-keys"))
 
 
 def startup_script_references(client):
@@ -65,14 +65,14 @@ def startup_script_references(client):
 
 def volume_references(client, location=None, known=()):
     """Active volumes by name or id, only those in ``location`` when it is given."""
-    return References("volume", lambda: [volume for volume in client.get("/volumes") or []
+    return References("volume", lambda: [volume for volume in client.get_list("/volumes")
                                          if location is None or volume.get("location") == location],
                       known=known, scope=" in %s" % location if location else "")
 
 
 def instance_references(client, known=()):
     """Instances by hostname or id; ``known`` records (e.g. attached instances) cost no call."""
-    return References("instance", lambda: client.get("/instances"), name_field="hostname", known=known)
+    return References("instance", lambda: client.get_list("/instances"), name_field="hostname", known=known)
 
 
 def deployed_with(resource, ssh_keys, startup_script, ssh_key_refs, script_refs):
@@ -102,7 +102,7 @@ def find_taggable(client, resource_type, reference):
     looked for by name too, so a resource named like a UUID is still found."""
     path, named = TAGGABLE[resource_type]
     if looks_like_id(reference):
-        found = fetch_or_none(client, "%s/%s" % (path, reference))
+        found = fetch_or_none(client, api_path(path, path_value(reference, "id")))
         if found is not None:
             return found
-    return named(client.get(path) or [], reference)
+    return named(client.get_list(path), reference)

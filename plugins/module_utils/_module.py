@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+from urllib.parse import urlsplit
 
 from ansible.module_utils.basic import AnsibleModule, _load_params, env_fallback, missing_required_lib
 
@@ -123,6 +124,10 @@ class CloudComputeModule(AnsibleModule):
             self.fail_json(msg=missing_required_lib("requests"), exception=str(REQUESTS_IMPORT_ERROR))
         if not self.params.get(REQUIRED_API_URL[0]):
             self.fail_json(msg="missing required connection options: %s (or %s)" % REQUIRED_API_URL)
+        # A password in api_url is refused by the client; it must not be shown meanwhile either.
+        password = urlsplit(str(self.params[REQUIRED_API_URL[0]])).password
+        if password:
+            self.no_log_values.add(password)
         self._client = None
 
     @property

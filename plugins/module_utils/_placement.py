@@ -141,7 +141,7 @@ class Placement:
     def price(self, candidate):
         if self._prices is None:
             self._prices = {}
-            for item in self.client.get(KINDS[self.kind]["catalog"], authenticated=False) or []:
+            for item in self.client.get_list(KINDS[self.kind]["catalog"], authenticated=False):
                 self._prices[(item[self.type_field], False)] = as_number(item.get("price_per_hour"))
                 self._prices[(item[self.type_field], True)] = as_number(item.get("spot_price"))
         return self._prices.get((candidate[1], candidate[2]))
@@ -153,7 +153,7 @@ class Placement:
             params = {"is_spot": "true"} if spot else None
             if len(self.locations) == 1:
                 params = dict(params or {}, location_code=self.locations[0])
-            for entry in self.client.get(KINDS[self.kind]["availability"], params=params) or []:
+            for entry in self.client.get_list(KINDS[self.kind]["availability"], params=params):
                 found.update((entry.get("location_code"), code, spot) for code in entry.get("availabilities") or [])
         return found
 

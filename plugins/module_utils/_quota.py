@@ -24,10 +24,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import errno
 import json
 import os
-import stat
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import UnsafeCachePath, ensure_private_directory
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import open_private_file as _open_private_file
 
 try:
     import fcntl
@@ -52,22 +53,12 @@ class QuotaFileUnusable(Exception):
 
 
 def open_private_file(path):
-    """Open (creating it 0600 in a 0700 directory) a file only its owner may use; the state
-    file and its lock follow the same rules as the token cache. Refuses a symbolic link and a
-    file owned by someone else."""
-    directory = os.path.dirname(path)
+    """The state file or its lock, under the token cache's rules (``_locks``)."""
     try:
-        os.makedirs(directory, mode=0o700)
-    except OSError as error:
-        if error.errno != errno.EEXIST:
-            raise
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    handle = os.open(path, flags, 0o600)
-    info = os.fstat(handle)
-    if info.st_uid != os.getuid() or not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077:
-        os.close(handle)
-        raise QuotaFileUnusable("%s is not a private file of this user" % path)
-    return handle
+        ensure_private_directory(os.path.dirname(path))
+        return _open_private_file(path)
+    except UnsafeCachePath as problem:
+        raise QuotaFileUnusable("%s: %s" % (path, problem.strerror))
 
 
 class SharedQuota:

@@ -18,7 +18,7 @@ import calendar
 import datetime
 import time
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, looks_like_id
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 
@@ -243,11 +243,15 @@ class Resource:
 
     def fetch(self, resource_id):
         """The resource with this id, or None when the API says 404."""
-        return fetch_or_none(self.client, "%s/%s" % (self.path, resource_id))
+        return fetch_or_none(self.client, self.item_path(resource_id))
+
+    def item_path(self, resource_id, *suffix):
+        """The path of one resource (and what is under it): the id checked and encoded."""
+        return api_path(self.path, path_value(resource_id, "id"), *suffix)
 
     def list_named(self, name):
         """Resources that may carry this name (filtered exactly by ``find_by_name``)."""
-        return self.client.get(self.path) or []
+        return self.client.get_list(self.path)
 
     def find_by_name(self, name, exclude_id=None):
         matches = [item for item in self.list_named(name)
@@ -405,12 +409,12 @@ class Resource:
 
     def update(self, current, changes):
         body = dict((field.api, value) for field, value in changes)
-        self.client.request(self.update_method, "%s/%s" % (self.path, current["id"]), json_body=body)
+        self.client.request(self.update_method, self.item_path(current["id"]), json_body=body)
         return self.fetch(current["id"])
 
     def delete(self, current):
         try:
-            self.client.delete("%s/%s" % (self.path, current["id"]))
+            self.client.delete(self.item_path(current["id"]))
         except ApiError as error:
             if not is_not_found(error):  # gone meanwhile: that is what we wanted
                 raise

@@ -22,7 +22,7 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, looks_like_id
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import NAME, ApiError, api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
@@ -178,7 +178,7 @@ class ContainerSpecs:
     def __init__(self, client, containers):
         self.client = client
         self.options = containers
-        self.volumes = References("volume", lambda: client.get("/volumes") or [])
+        self.volumes = References("volume", lambda: client.get_list("/volumes"))
 
     @staticmethod
     def validate(containers):
@@ -353,7 +353,7 @@ class Deployment:
         return self.key.replace("_", " ")
 
     def item_path(self, suffix=""):
-        return "%s/%s%s" % (self.path, self.name, suffix)
+        return api_path(self.path, path_value(self.name, "name", NAME), suffix)
 
     # ------------------------------------------------------------------ validation
 
@@ -653,13 +653,13 @@ def exit_deployment_info(module, key, path):
 
     def read():
         if params["name"]:
-            found = fetch_or_none(module.client, "%s/%s" % (path, params["name"]))
+            found = fetch_or_none(module.client, api_path(path, path_value(params["name"], "name", NAME)))
             deployments = [found] if found else []
         else:
-            deployments = module.client.get(path) or []
+            deployments = module.client.get_list(path)
         result = []
         for deployment in deployments:
-            item_path = "%s/%s" % (path, deployment.get("name"))
+            item_path = api_path(path, path_value(deployment.get("name"), "name the API returned", NAME))
             deployment = dict(deployment)
             if "status" in include:
                 body, exists = optional(item_path + "/status")

@@ -144,11 +144,11 @@ def apply_tag_changes(client, tags_path, to_add, to_remove):
     (already linked), which is the state we wanted; likewise 404 for a tag already removed."""
     # Imported here: the rest of this file is pure and the inventory plugin uses it without
     # loading the HTTP stack (a load served from its cache makes no request).
-    from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import KEY, ApiError, api_path, path_value
 
     for tag in to_remove:
         try:
-            client.delete("%s/%s" % (tags_path, tag.get("id") or tag["key"]))
+            client.delete(api_path(tags_path, path_value(tag.get("id") or tag["key"], "tag id or key", KEY)))
         except ApiError as error:
             if error.status != 404:
                 raise

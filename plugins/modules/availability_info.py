@@ -111,8 +111,8 @@ available:
   type: bool
 """
 
-from urllib.parse import quote
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import CODE, api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, read, read_list
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 
@@ -143,7 +143,7 @@ def main():
             # The per-type answer first: it is the one that tells an unknown type (404).
             unknown = "The API does not know the %s type %r; cloudcompute.cloud.%s lists the valid codes." % (
                 kind, type_code, TYPE_CATALOGS[kind])
-            answer = read(module.client, "%s/%s" % (PATHS[kind], quote(type_code, safe="")),
+            answer = read(module.client, api_path(PATHS[kind], path_value(type_code, "type", CODE)),
                           query=query, hints={404: unknown})
             result["available"] = str(answer).strip().lower() == "true"  # JSON true, or the text
         availability = read_list(module.client, PATHS[kind], query=query)

@@ -380,7 +380,7 @@ placement:
 
 import copy
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
     BROKEN,
     GOING_AWAY,
@@ -606,7 +606,7 @@ class Cluster(Resource):
         if created_volumes:
             self.wait_gone(created_id)
             for volume_id in created_volumes:
-                self.client.delete("/volumes/%s" % volume_id, json_body={"is_permanent": True})
+                self.client.delete(api_path("/volumes", path_value(volume_id, "volume id")), json_body={"is_permanent": True})
 
     # ------------------------------------------------------------------- convergence
 
@@ -677,7 +677,7 @@ class Cluster(Resource):
 
     def power_nodes(self, cluster, node_plan):
         for node, action, _status in node_plan:
-            self.client.post("%s/%s/nodes/%s/actions" % (self.path, cluster["id"], node["id"]), {"action": action},
+            self.client.post(self.item_path(cluster["id"], "nodes", path_value(node["id"], "node id"), "actions"), {"action": action},
                              idempotent=True)
         if not self.params["wait"]:
             return self.fetch(cluster["id"])
@@ -735,7 +735,7 @@ class Cluster(Resource):
             return self.result(changed, cluster, self.predicted(cluster, to_add, to_remove, node_plan), placement)
         after = cluster
         if to_add or to_remove:
-            apply_tag_changes(self.client, "%s/%s/tags" % (self.path, cluster["id"]), to_add, to_remove)
+            apply_tag_changes(self.client, self.item_path(cluster["id"], "tags"), to_add, to_remove)
             after = self.fetch(cluster["id"])
         if node_plan:
             after = self.power_nodes(after, node_plan)
@@ -748,7 +748,7 @@ class Cluster(Resource):
     def delete_volumes(self, volume_ids):
         for volume_id in volume_ids:
             try:
-                self.client.delete("/volumes/%s" % volume_id, json_body={"is_permanent": self.params["delete_permanently"]})
+                self.client.delete(api_path("/volumes", path_value(volume_id, "volume id")), json_body={"is_permanent": self.params["delete_permanently"]})
             except ApiError as error:
                 if not is_not_found(error):
                     raise
@@ -757,7 +757,7 @@ class Cluster(Resource):
                 self.wait_volume_deleted(volume_id)
 
     def wait_volume_deleted(self, volume_id):
-        self.budget.until(lambda: fetch_or_none(self.client, "/volumes/%s" % volume_id),
+        self.budget.until(lambda: fetch_or_none(self.client, api_path("/volumes", path_value(volume_id, "volume id"))),
                           lambda volume: volume is None or volume.get("status") == "deleted",
                           "shared volume %s to be deleted" % volume_id)
 

@@ -118,6 +118,7 @@ clusters:
       elements: dict
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
@@ -146,10 +147,10 @@ def main():
 
     def read():
         if params["id"]:
-            found = fetch_or_none(module.client, "/clusters/%s" % params["id"])
+            found = fetch_or_none(module.client, api_path("/clusters", path_value(params["id"], "id")))
             clusters = [found] if found else []
         else:
-            clusters = module.client.get("/clusters") or []
+            clusters = module.client.get_list("/clusters")
         return [cluster for cluster in clusters if wanted(cluster)]
 
     module.exit_json(changed=False, clusters=module.run(read))

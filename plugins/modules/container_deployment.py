@@ -329,6 +329,7 @@ container_deployment:
       type: bool
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import WAIT_ARGUMENT_SPEC, CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
     ContainerSpecs,
@@ -399,7 +400,7 @@ class ContainerDeployment(Deployment):
     # -------------------------------------------------------------------- desired
 
     def template_path(self, suffix=""):
-        return "%s/%s%s" % (TEMPLATES_PATH, self.params["template"]["id"], suffix)
+        return api_path(TEMPLATES_PATH, path_value(self.params["template"]["id"], "template.id"), suffix)
 
     def read_template(self):
         return self.client.get(self.template_path())

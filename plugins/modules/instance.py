@@ -774,7 +774,7 @@ class Instance(Resource):
             return self.result(changed, instance, after, placement)
         after = instance
         if to_add or to_remove:
-            apply_tag_changes(self.client, "%s/%s/tags" % (self.path, instance["id"]), to_add, to_remove)
+            apply_tag_changes(self.client, self.item_path(instance["id"], "tags"), to_add, to_remove)
             after = self.fetch(instance["id"])
         if target:
             after, acted = self.power(after, target)
@@ -792,7 +792,7 @@ class Instance(Resource):
         if choice == ["all"]:
             return attached
         attached_volumes = References(
-            "volume", lambda: [volume for volume in self.client.get("/volumes") or [] if volume["id"] in attached],
+            "volume", lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in attached],
             scope=" among the volumes attached to instance %s" % instance.get("hostname"))
         doomed = []
         for reference in choice:

@@ -375,7 +375,7 @@ class InstanceGroup(Resource):
             if "startup_script_id" in template:
                 after["template"]["startup_script_id"] = template["startup_script_id"] or None
             return self.result(True, current, after)
-        updated = self.send("PATCH", "%s/%s" % (self.path, current["id"]), body)
+        updated = self.send("PATCH", self.item_path(current["id"]), body)
         return self.result(True, current, updated if isinstance(updated, dict) else self.fetch(current["id"]))
 
 

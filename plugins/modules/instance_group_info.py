@@ -92,6 +92,7 @@ instance_groups:
       type: str
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 
@@ -114,10 +115,10 @@ def main():
 
     def read():
         if params["id"]:
-            found = fetch_or_none(module.client, "/instance-groups/%s" % params["id"])
+            found = fetch_or_none(module.client, api_path("/instance-groups", path_value(params["id"], "id")))
             groups = [found] if found else []
         else:
-            groups = module.client.get("/instance-groups") or []
+            groups = module.client.get_list("/instance-groups")
         return [group for group in groups if wanted(group)]
 
     module.exit_json(changed=False, instance_groups=module.run(read))

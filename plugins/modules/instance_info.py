@@ -130,6 +130,7 @@ instances:
       type: str
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import JUPYTER_TOKEN_ARGUMENT_SPEC, CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
@@ -163,7 +164,7 @@ def main():
 
     def read():
         if params["id"]:
-            found = fetch_or_none(module.client, "/instances/%s" % params["id"])
+            found = fetch_or_none(module.client, api_path("/instances", path_value(params["id"], "id")))
             instances = [found] if found else []
         else:
             query = {}
@@ -171,7 +172,7 @@ def main():
                 query["status"] = params["status"]
             if tag_filter:
                 query["tag"] = tag_filter_query(tag_filter)
-            instances = module.client.get("/instances", params=query or None) or []
+            instances = module.client.get_list("/instances", params=query or None)
         # the API's filters are applied again: an API that ignores one still gives right answers
         return module.hide_jupyter_tokens([instance for instance in instances if wanted(instance)])
 

@@ -247,7 +247,7 @@ class InstanceState:
 
     def list_instances(self):
         """Every instance of the project by id: one request, whatever their number."""
-        self.listed = dict((instance["id"], instance) for instance in self.client.get("/instances") or [])
+        self.listed = dict((instance["id"], instance) for instance in self.client.get_list("/instances"))
         return self.listed
 
     def resolve(self, listed):
@@ -315,7 +315,7 @@ class InstanceState:
             return attached
         every_attached = set(volume_id for volume_ids in attached.values() for volume_id in volume_ids)
         attached_volumes = References(
-            "volume", lambda: [volume for volume in self.client.get("/volumes") or [] if volume["id"] in every_attached],
+            "volume", lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in every_attached],
             scope=" among the volumes attached to the instances")
         for reference in choice:
             if reference == "os":

@@ -67,6 +67,7 @@ ssh_keys:
       type: str
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 
@@ -81,10 +82,10 @@ def main():
 
     def read():
         if module.params["id"]:
-            found = fetch_or_none(module.client, "/ssh-keys/%s" % module.params["id"])
+            found = fetch_or_none(module.client, api_path("/ssh-keys", path_value(module.params["id"], "id")))
             keys = [found] if found else []
         else:
-            keys = module.client.get("/ssh-keys") or []
+            keys = module.client.get_list("/ssh-keys")
         if module.params["name"] is not None:
             keys = [key for key in keys if key.get("name") == module.params["name"]]
         return keys

@@ -74,6 +74,7 @@ startup_scripts:
       type: str
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 
@@ -91,7 +92,7 @@ def main():
 
     def read():
         if params["id"]:
-            found = fetch_or_none(module.client, "/scripts/%s" % params["id"])
+            found = fetch_or_none(module.client, api_path("/scripts", path_value(params["id"], "id")))
             scripts = [found] if found else []
         else:
             query = {"orderBy": "created_at", "orderDirection": params["order"]}

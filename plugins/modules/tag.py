@@ -148,6 +148,7 @@ resource_id:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import TAGGABLE, find_taggable
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
@@ -181,7 +182,7 @@ def converge(module):
     changed = bool(to_add or to_remove)
     after = predicted_tags(resource, to_add, to_remove)
     if changed and not module.check_mode:
-        path = "%s/%s" % (TAGGABLE[resource_type][0], resource["id"])
+        path = api_path(TAGGABLE[resource_type][0], path_value(resource["id"], "id of the resource"))
         apply_tag_changes(module.client, path + "/tags", to_add, to_remove)
         after = (fetch_or_none(module.client, path) or {}).get("tags") or []
     result = {"changed": changed, "tags": after, "resource_id": resource["id"]}

@@ -301,7 +301,7 @@ class Volume(Resource):
     def active_volumes(self):
         """Every active volume, read once per task (lookups by name and of the clone source)."""
         if self._active is None:
-            self._active = self.client.get(self.path) or []
+            self._active = self.client.get_list(self.path)
         return self._active
 
     def clone_source(self):
@@ -322,17 +322,17 @@ class Volume(Resource):
             self.release_create_lock()
         # The trash is read only when the state needs it: a restore, or a permanent delete.
         if found is None and (state == "restored" or (state == "absent" and self.params["permanent"])):
-            found = volume_named(self.client.get(self.path + "/trash") or [], name, location)
+            found = volume_named(self.client.get_list(self.path + "/trash"), name, location)
         return found
 
     def same_name(self, name):
         # the volumes carrying the name in the location a create puts it (read afresh)
         location = self.params["location_code"] or self.clone_source()["location"]
-        return [volume for volume in self.client.get(self.path) or []
+        return [volume for volume in self.client.get_list(self.path)
                 if volume.get("name") == name and volume.get("location") == location]
 
     def discard_created(self, created_id, body):
-        self.client.delete("%s/%s" % (self.path, created_id), json_body={"is_permanent": True})
+        self.client.delete(self.item_path(created_id), json_body={"is_permanent": True})
 
     def validate(self):
         if self.params["size"] is not None and self.params["size"] < 1:
@@ -487,7 +487,7 @@ class Volume(Resource):
                 self.wait_settled(volume_id, "volume %s to be attached" % volume_id,
                                   done=lambda current: set(attach_ids) <= set(attached_ids(current)))
         if "tags" in plan:
-            apply_tag_changes(self.client, "%s/%s/tags" % (self.path, volume_id), *plan["tags"])
+            apply_tag_changes(self.client, self.item_path(volume_id, "tags"), *plan["tags"])
         return self.fetch(volume_id)
 
     def view(self, resource):
@@ -579,7 +579,7 @@ class Volume(Resource):
             self.wait_settled(volume["id"], "%s to be detached before deleting it" % describe(volume),
                               done=lambda current: not attached_ids(current))
         try:
-            self.client.delete("%s/%s" % (self.path, volume["id"]), json_body={"is_permanent": permanent})
+            self.client.delete(self.item_path(volume["id"]), json_body={"is_permanent": permanent})
         except ApiError as error:
             if not is_not_found(error):
                 raise

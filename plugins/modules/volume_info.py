@@ -126,6 +126,7 @@ volumes:
       returned: for deleted volumes
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
@@ -155,14 +156,14 @@ def main():
 
     def read():
         if params["id"]:
-            found = fetch_or_none(module.client, "/volumes/%s" % params["id"])
+            found = fetch_or_none(module.client, api_path("/volumes", path_value(params["id"], "id")))
             volumes = [found] if found else []
         else:
             query = {"status": params["status"]} if params["status"] else None
-            volumes = module.client.get("/volumes", params=query) or []
+            volumes = module.client.get_list("/volumes", params=query)
             if params["include_trash"] and params["status"] in (None, "deleted"):
                 seen = set(volume["id"] for volume in volumes)
-                volumes.extend(volume for volume in module.client.get("/volumes/trash") or [] if volume["id"] not in seen)
+                volumes.extend(volume for volume in module.client.get_list("/volumes/trash") if volume["id"] not in seen)
         return [volume for volume in volumes if wanted(volume)]
 
     module.exit_json(changed=False, volumes=module.run(read))

@@ -62,7 +62,21 @@ def test_created_ids_are_read_in_every_form_the_api_uses(body, expected):
 def test_single_reads_accept_an_object_or_a_one_element_array():
     assert single_item([{"id": "a"}]) == {"id": "a"}
     assert single_item({"id": "a"}) == {"id": "a"}
-    assert single_item([]) is None
+
+
+@pytest.mark.parametrize("body, answered", [
+    ([], "a list of 0 items"),
+    ([{"id": "a"}, {"id": "b"}], "a list of 2 items"),  # never "the first": that is another resource
+    ("oops", "a string, not a JSON object or list"),
+    (None, "null"),
+    (7, "a JSON number"),
+    ([None], "null"),
+])
+def test_a_single_read_answered_with_anything_but_one_object_is_an_error(body, answered):
+    with pytest.raises(ApiError) as error:
+        single_item(body, "GET", "/ssh-keys/k1")
+    assert str(error.value).startswith("GET /ssh-keys/k1 failed: the API answered " + answered)
+    assert str(error.value).endswith("where one object was expected")
 
 
 def test_rate_limit_headers_are_parsed_and_malformed_entries_skipped():
@@ -167,7 +181,8 @@ def test_429s_are_waited_out_for_a_time_not_a_number_of_times(make_client, contr
     with pytest.raises(ApiError) as rate_limited:
         client.get("/ssh-keys")
     assert rate_limited.value.status == 429
-    assert 30 <= len(waits) <= 60 and 60 <= sum(waits) < 62  # each wait 1 s plus up to 1 s of jitter
+    # each wait 1 s plus up to 1 s of jitter, the last one clamped to what is left of the budget
+    assert 30 <= len(waits) <= 60 and 59 <= sum(waits) <= 60
 
 
 def test_5xx_on_a_read_is_retried_with_backoff(make_client, control):

@@ -29,6 +29,9 @@ class FakeClient:
             raise ApiError("not found", status=404, code="not_found", method="GET", path=path)
         return self.answers[path]
 
+    def get_list(self, path, params=None):
+        return self.get(path, params) or []
+
     def get_one(self, path, params=None):
         return self.get(path, params)
 

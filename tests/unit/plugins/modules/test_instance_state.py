@@ -41,6 +41,9 @@ class ScriptedApi:
         assert path == "/instances"
         return [dict(record) for record in self.instances.values()]
 
+    def get_list(self, path, params=None):
+        return self.get(path, params)
+
     def put(self, path, json_body=None, idempotent=True):
         assert path == "/instances"
         self.puts.append(json_body)

@@ -1,0 +1,249 @@
+"""Modules against a hostile HTTP server on loopback (our own, below): redirects of the token
+exchange and of reads, a body sent a byte every 2 seconds, huge bodies, absurd ``Retry-After``
+values, answers of the wrong type, and an ``api_url`` carrying a password. Every case ends in a
+clear failure (or, where the answer is acceptable, a result), quickly, with nothing sent where
+it should not go and never a traceback.
+"""
+
+import http.server
+import json
+import threading
+import time
+
+import pytest
+
+from conftest import report
+from module_runner import run_module
+
+CLIENT_SECRET = "hostile-test-secret"
+KEY = {"id": "k1", "name": "key", "public_key": "ssh-ed25519 AAAA test", "fingerprint": "x"}
+OUTCOMES = []
+
+
+class Server:
+    """A loopback HTTP server whose answers the test sets: ``routes[(method, path)]`` is a
+    function of the handler that writes the answer. It records every request it gets."""
+
+    def __init__(self):
+        self.routes = {}
+        self.requests = []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def handle_one(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                path = self.path.split("?")[0]
+                server.requests.append((self.command, path, body))
+                route = server.routes.get((self.command, path)) or server.routes.get((self.command, "*"))
+                if route is None:
+                    return answer(self, 404, {"code": "not_found", "message": "no such thing"})
+                return route(self)
+
+            do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = handle_one
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def answer(handler, status, body=None, headers=None, raw=None):
+    data = raw if raw is not None else json.dumps(body).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def token(handler):
+    answer(handler, 200, {"access_token": "hostile-token", "expires_in": 3600, "token_type": "Bearer"})
+
+
+@pytest.fixture
+def servers():
+    api, other = Server(), Server()
+    api.routes[("POST", "/v1/oauth2/token")] = token
+    yield api, other
+    api.close()
+    other.close()
+
+
+def run(api, module="ssh_key_info", tmp_path=None, **args):
+    started = time.monotonic()
+    result = run_module(module, dict({"api_url": api.url + "/v1", "client_id": "hostile", "client_secret": CLIENT_SECRET,
+                                      "token_cache": False, "request_timeout": 2}, **args))
+    result["seconds"] = time.monotonic() - started
+    assert "traceback" not in result, result["traceback"]
+    assert CLIENT_SECRET not in json.dumps(result)
+    return result
+
+
+def outcome(case, result):
+    OUTCOMES.append("%s -> %s (%.1f s)" % (case, result["msg"] if result.get("failed") else "ok", result["seconds"]))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def summary():
+    yield
+    for line in OUTCOMES:
+        report("hostile server", line)
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_the_token_exchange_follows_no_redirect(servers, status):
+    api, other = servers
+    api.routes[("POST", "/v1/oauth2/token")] = lambda handler: answer(
+        handler, status, {}, {"Location": other.url + "/steal?x=1"})
+    other.routes[("POST", "*")] = token
+    result = run(api)
+    assert result["failed"] and "token exchange follows no redirect" in result["msg"], result
+    assert "x=1" not in result["msg"]
+    assert other.requests == []  # the client secret went nowhere else
+    outcome("token POST answered %d to another host" % status, result)
+
+
+@pytest.mark.parametrize("target", ["other host", "same host, other port", "https on the same host"])
+def test_reads_follow_no_redirect_to_another_origin(servers, target):
+    api, other = servers
+    location = {"other host": other.url.replace("127.0.0.1", "localhost"),
+                "same host, other port": other.url,
+                "https on the same host": api.url.replace("http:", "https:")}[target] + "/v1/ssh-keys"
+    api.routes[("GET", "/v1/ssh-keys")] = lambda handler: answer(handler, 302, {}, {"Location": location})
+    other.routes[("GET", "*")] = lambda handler: answer(handler, 200, [KEY])
+    result = run(api)
+    assert result["failed"] and "redirect to another server" in result["msg"], result
+    assert other.requests == []
+    outcome("GET redirected to %s" % target, result)
+
+
+def test_a_redirect_within_the_api_is_followed(servers):
+    api, _other = servers
+    api.routes[("GET", "/v1/ssh-keys")] = lambda handler: answer(handler, 301, {}, {"Location": "/v1/moved-keys"})
+    api.routes[("GET", "/v1/moved-keys")] = lambda handler: answer(handler, 200, [KEY])
+    result = run(api)
+    assert not result.get("failed") and result["ssh_keys"][0]["id"] == "k1", result
+    outcome("GET redirected within the API", result)
+
+
+def test_a_body_dripping_a_byte_every_two_seconds_times_out(servers):
+    api, _other = servers
+
+    def drip(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", "100")
+        handler.end_headers()
+        for _byte in range(100):
+            try:
+                handler.wfile.write(b" ")
+                handler.wfile.flush()
+            except OSError:
+                return
+            time.sleep(2)
+
+    api.routes[("GET", "/v1/ssh-keys")] = drip
+    result = run(api)  # request_timeout 2: each read arrives in time, the whole never does
+    assert result["failed"] and "not complete within 4 seconds" in result["msg"], result
+    assert result["seconds"] < 10
+    assert len([entry for entry in api.requests if entry[1] == "/v1/ssh-keys"]) == 1  # not retried
+    outcome("body dripping a byte every 2 s (request_timeout 2)", result)
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["declared", "streamed"])
+def test_a_huge_body_is_refused(servers, declared):
+    api, _other = servers
+    size = 65 * 1024 * 1024
+
+    def huge(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        if declared:
+            handler.send_header("Content-Length", str(size))
+        else:
+            handler.send_header("Connection", "close")
+        handler.end_headers()
+        chunk = b" " * (1024 * 1024)
+        try:
+            for _mebibyte in range(65):
+                handler.wfile.write(chunk)
+        except OSError:
+            pass
+        handler.close_connection = True
+
+    api.routes[("GET", "/v1/ssh-keys")] = huge
+    result = run(api)
+    assert result["failed"] and "larger than 64 MiB" in result["msg"], result
+    outcome("65 MiB body, %s" % ("Content-Length declared" if declared else "no length"), result)
+
+
+@pytest.mark.parametrize("value", ["1e9", "inf", "1e400", "Fri, 31 Dec 9999 23:59:59 GMT"])
+def test_an_absurd_retry_after_fails_at_once(servers, value):
+    api, _other = servers
+    api.routes[("GET", "/v1/ssh-keys")] = lambda handler: answer(
+        handler, 429, {"code": "rate_limited", "message": "slow down"}, {"Retry-After": value})
+    result = run(api)
+    assert result["failed"] and result["failure"]["status"] == 429, result
+    assert "beyond the 900 seconds" in result["msg"] and result["seconds"] < 5, result
+    outcome("429 with Retry-After: %s" % value, result)
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "soon"])
+def test_a_meaningless_retry_after_is_a_short_backoff(servers, value):
+    api, _other = servers
+    answers = iter([(429, {"code": "rate_limited", "message": "slow down"})])
+
+    def rate_limited_once(handler):
+        status, body = next(answers, (200, [KEY]))
+        answer(handler, status, body, {"Retry-After": value})
+
+    api.routes[("GET", "/v1/ssh-keys")] = rate_limited_once
+    result = run(api)
+    assert not result.get("failed") and result["seconds"] < 5, result
+    outcome("429 with Retry-After: %s, then 200" % value, result)
+
+
+@pytest.mark.parametrize("case, path, raw, expected", [
+    ("invalid JSON", "/v1/ssh-keys", b"[{not json", "a string, not a JSON object or list"),
+    ("a string for a list", "/v1/ssh-keys", b'"keys"', "a string, not a JSON object or list"),
+    ("an object for a list", "/v1/ssh-keys", b'{"items": []}', "a JSON object where a list of objects"),
+    ("a null element", "/v1/ssh-keys", b'[null]', "a list holding null"),
+    ("two keys for one", "/v1/ssh-keys/k1", json.dumps([KEY, dict(KEY, id="k2")]).encode(),
+     "a list of 2 items where one object was expected"),
+    ("a number for an object", "/v1/ssh-keys/k1", b"42", "a JSON number where one object"),
+])
+def test_wrong_types_and_invalid_json_are_clear_failures(servers, case, path, raw, expected):
+    api, _other = servers
+    api.routes[("GET", path)] = lambda handler: answer(handler, 200, raw=raw)
+    result = run(api, **({"id": "k1"} if path.endswith("k1") else {}))
+    assert result["failed"] and expected in result["msg"] and ("GET " + path[3:]) in result["msg"], result
+    assert "object has no attribute" not in result["msg"]
+    outcome(case, result)
+
+
+def test_the_documented_one_element_array_read_still_works(servers):
+    api, _other = servers
+    api.routes[("GET", "/v1/ssh-keys/k1")] = lambda handler: answer(handler, 200, [KEY])
+    result = run(api, id="k1")
+    assert not result.get("failed") and result["ssh_keys"] == [KEY], result
+
+
+def test_an_api_url_with_a_password_is_refused_without_echoing_it(servers):
+    api, _other = servers
+    result = run(api, api_url=api.url.replace("http://", "http://user:pa55word-xyz@") + "/v1")
+    assert result["failed"] and "must not carry a user name or password" in result["msg"], result
+    assert "pa55word-xyz" not in json.dumps(result)
+    assert api.requests == []
+    outcome("api_url http://user:***@host/v1", result)
