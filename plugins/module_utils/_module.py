@@ -119,6 +119,8 @@ class CloudComputeModule(AnsibleModule):
         spec.update(argument_spec)
         spec = checkable_spec(spec, _load_params())
         kwargs.setdefault("supports_check_mode", True)
+        # Before AnsibleModule's own argument checks, which may already call fail_json.
+        self._client = None
         super(CloudComputeModule, self).__init__(argument_spec=spec, **kwargs)
         if not HAS_REQUESTS:
             self.fail_json(msg=missing_required_lib("requests"), exception=str(REQUESTS_IMPORT_ERROR))
@@ -128,7 +130,6 @@ class CloudComputeModule(AnsibleModule):
         password = urlsplit(str(self.params[REQUIRED_API_URL[0]])).password
         if password:
             self.no_log_values.add(password)
-        self._client = None
 
     @property
     def client(self):
