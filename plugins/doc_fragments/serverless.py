@@ -82,7 +82,7 @@ options:
             description:
               - For a V(plain) variable its value; for a V(secret) variable the name of the
                 project secret that holds the value (the value itself never passes through
-                this module). Create the secret first with M(cloudcompute.cloud.container_secret):
+                this module). Create the secret first with M(cloudcompute.cloud.container_secret);
                 the API refuses a deployment that names a secret that does not exist.
             type: str
             required: true

@@ -14,7 +14,7 @@ version_added: 0.1.0
 description:
   - Lists the secrets (M(cloudcompute.cloud.container_secret)), file secrets or container registry
     credentials of a Cloud Compute project, or the one named.
-  - Only names and metadata: the API never returns a value, a file's content or a credential.
+  - Only names and metadata; the API never returns a value, a file's content or a credential.
 author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
