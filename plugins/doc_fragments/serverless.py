@@ -145,6 +145,8 @@ options:
         type: bool
         required: true
       credentials:
-        description: For a private registry, the name of the registry credentials of the project.
+        description:
+          - For a private registry, the name of the registry credentials of the project; create them
+            first with M(cloudcompute.cloud.container_registry_credential).
         type: str
 """
