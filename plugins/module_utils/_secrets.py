@@ -78,10 +78,6 @@ class SecretRecord:
         self.name = self.params["name"]
         self.collection = KINDS[self.kind][0]
 
-    @property
-    def noun(self):
-        return self.key.replace("_", " ").replace("container ", "")
-
     def validate(self):
         """Refuse what can be refused locally, before any request; subclasses add their fields."""
         check_name(self.name)
@@ -94,12 +90,7 @@ class SecretRecord:
         return next((record for record in list_records(self.client, self.kind) if record.get("name") == self.name), None)
 
     def create(self):
-        lock = None if self.module.check_mode else hold_create_lock(self.client, self.key, self.name)
-        try:
-            self.client.create(self.collection, self.body(), find_existing=self.find, returns_resource=True)
-        finally:
-            if lock is not None:
-                lock.release()
+        self.client.create(self.collection, self.body(), find_existing=self.find, returns_resource=True)
         return self.find() or {"name": self.name}
 
     def delete(self):
@@ -127,7 +118,17 @@ class SecretRecord:
 
     def converge(self):
         self.validate()
-        current = self.find()
+        # Tasks on this machine creating the same name wait for each other between their lookup
+        # and their create, so the second one finds the first one's record instead of a conflict.
+        present = self.params["state"] == "present" and not self.module.check_mode
+        lock = hold_create_lock(self.client, self.key, self.name) if present else None
+        try:
+            return self.ensure(self.find())
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def ensure(self, current):
         if self.params["state"] == "absent":
             if current is None:
                 return self.result(False, None, None)
