@@ -82,7 +82,8 @@ options:
             description:
               - For a V(plain) variable its value; for a V(secret) variable the name of the
                 project secret that holds the value (the value itself never passes through
-                this module).
+                this module). Create the secret first with M(cloudcompute.cloud.container_secret);
+                the API refuses a deployment that names a secret that does not exist.
             type: str
             required: true
           type:
@@ -144,6 +145,8 @@ options:
         type: bool
         required: true
       credentials:
-        description: For a private registry, the name of the registry credentials of the project.
+        description:
+          - For a private registry, the name of the registry credentials of the project; create them
+            first with M(cloudcompute.cloud.container_registry_credential).
         type: str
 """

@@ -1,0 +1,149 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What the serverless secret modules (container_secret, container_file_secret,
+container_registry_credential, serverless_secret_info) share.
+
+These records are named, not numbered, and the API never returns or updates a value: a create
+answers with an empty body, and the only way to change a value is to delete the record and
+create it again. So an existing record is left alone unless the user asks for
+``update_secret: always``, and a diff can only say that the value changed, never what it is.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import is_not_found
+
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9-]{0,62}$")
+
+# What a diff shows in place of a value the API never returns.
+VALUE_KEPT = "(unchanged, not shown)"
+VALUE_REPLACED = "(value changed, not shown)"
+
+SECRET_OPTIONS = dict(
+    name=dict(type="str", required=True),
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    update_secret=dict(type="str", choices=["on_create", "always"], default="on_create", no_log=False),
+    force=dict(type="bool", default=False),
+)
+
+# kind (serverless_secret_info) -> collection path and, where the list mixes kinds, the
+# ``secret_type`` of this kind's records.
+KINDS = {
+    "secret": ("/secrets", "generic"),
+    "file_secret": ("/file-secrets", None),
+    "registry_credential": ("/container-registry-credentials", None),
+}
+
+
+def item_path(collection, name):
+    """The path of the record ``name`` in ``collection``: the one place a name becomes part of a
+    URL (names are checked against NAME_PATTERN first, so they need no escaping)."""
+    return "%s/%s" % (collection, name)
+
+
+def check_name(name):
+    if not NAME_PATTERN.match(name or ""):
+        raise ModuleFailure("name %r is not valid: 1 to 63 characters of lowercase letters, digits and hyphens, "
+                            "starting with a letter" % (name,))
+
+
+def list_records(client, kind):
+    collection, secret_type = KINDS[kind]
+    records = client.get(collection) or []
+    if secret_type is not None:
+        records = [record for record in records if record.get("secret_type") == secret_type]
+    return records
+
+
+class SecretRecord:
+    """One named secret, file secret or registry credential, kept as ``state`` and
+    ``update_secret`` ask. Subclasses set ``key`` and ``kind`` and build the create ``body()``."""
+
+    key = None   # result key, e.g. "container_secret"
+    kind = None  # a key of KINDS
+
+    def __init__(self, module):
+        self.module = module
+        self.params = module.params
+        self.client = module.client
+        self.name = self.params["name"]
+        self.collection = KINDS[self.kind][0]
+
+    def validate(self):
+        """Refuse what can be refused locally, before any request; subclasses add their fields."""
+        check_name(self.name)
+
+    def body(self):
+        """The create request's body (values included)."""
+        raise NotImplementedError
+
+    def find(self):
+        return next((record for record in list_records(self.client, self.kind) if record.get("name") == self.name), None)
+
+    def create(self):
+        self.client.create(self.collection, self.body(), find_existing=self.find, returns_resource=True)
+        return self.find() or {"name": self.name}
+
+    def delete(self):
+        try:
+            self.client.delete(item_path(self.collection, self.name), params={"force": str(self.params["force"]).lower()})
+        except ApiError as error:
+            if is_not_found(error):  # gone meanwhile: that is what we wanted
+                return
+            if error.status == 409 and not self.params["force"]:
+                raise error.with_hint("set force: true to delete it while a deployment uses it "
+                                      "(the deployment keeps running with what it had)")
+            raise
+
+    def predicted(self):
+        return {"name": self.name, "created_at": None}
+
+    def result(self, changed, before, after, replaced=False):
+        result = {"changed": changed, self.key: after or {}}
+        if self.module._diff:
+            result["diff"] = {
+                "before": {"name": self.name, "value": VALUE_KEPT} if before else {},
+                "after": {"name": self.name, "value": VALUE_REPLACED if replaced else VALUE_KEPT} if after else {},
+            }
+        return result
+
+    def converge(self):
+        self.validate()
+        # Tasks on this machine creating the same name wait for each other between their lookup
+        # and their create, so the second one finds the first one's record instead of a conflict.
+        present = self.params["state"] == "present" and not self.module.check_mode
+        lock = hold_create_lock(self.client, self.key, self.name) if present else None
+        try:
+            return self.ensure(self.find())
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def ensure(self, current):
+        if self.params["state"] == "absent":
+            if current is None:
+                return self.result(False, None, None)
+            if not self.module.check_mode:
+                self.delete()
+            return self.result(True, current, None)
+        if current is None:
+            return self.result(True, None, self.predicted() if self.module.check_mode else self.create())
+        if self.params["update_secret"] != "always":
+            return self.result(False, current, current)
+        if self.module.check_mode:
+            return self.result(True, current, self.predicted(), replaced=True)
+        # The API cannot change a value: delete, then create with the new one.
+        self.delete()
+        return self.result(True, current, self.create(), replaced=True)
+
+    def run(self):
+        self.module.exit_json(**self.module.run(self.converge))
