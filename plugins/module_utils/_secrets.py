@@ -17,7 +17,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import NAME, ApiError, api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import is_not_found
@@ -45,9 +45,9 @@ KINDS = {
 
 
 def item_path(collection, name):
-    """The path of the record ``name`` in ``collection``: the one place a name becomes part of a
-    URL (names are checked against NAME_PATTERN first, so they need no escaping)."""
-    return "%s/%s" % (collection, name)
+    """The path of the record ``name`` in ``collection`` (the name checked and encoded as one
+    path segment, like every value that goes into a path)."""
+    return api_path(collection, path_value(name, "name", NAME))
 
 
 def check_name(name):
@@ -58,7 +58,7 @@ def check_name(name):
 
 def list_records(client, kind):
     collection, secret_type = KINDS[kind]
-    records = client.get(collection) or []
+    records = client.get_list(collection)
     if secret_type is not None:
         records = [record for record in records if record.get("secret_type") == secret_type]
     return records
