@@ -13,6 +13,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 # emulated hosts through a local sshd.  Usage: install_system_packages [ssh-only]
 # chromium, chromium-driver: the docs stage opens the built site in headless Chromium (WebDriver).
 # openjdk-17-jre-headless: ansible-rulebook (the eda stage) needs a Java runtime.
+# pandoc: `make docs` turns the Markdown guides into the collection's extra docs pages (RST).
 install_system_packages() {
     local missing=()
     [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
@@ -23,6 +24,7 @@ install_system_packages() {
         [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
         # the eda stage: ansible-rulebook's rules engine (Drools) runs in a JVM
         command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
+        command -v pandoc >/dev/null || missing+=(pandoc)
     fi
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=()

@@ -5,6 +5,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$REPO/tools/bootstrap.sh" ceiling
+log "extra docs pages (docs/docsite/rst) from the guides"
+"$CEILING_VENV/bin/python" "$REPO/tools/guides_rst.py" "$REPO"
 stage_collection
 
 work="$REPO/.tmp/docs"
