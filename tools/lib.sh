@@ -9,8 +9,9 @@ FLOOR_VENV="$REPO/.venv-floor"
 # The collection must sit at .../ansible_collections/cloudcompute/cloud for ansible-test and for
 # ANSIBLE_COLLECTIONS_PATH; a symlink does not satisfy ansible-test, so we copy (it is fast).
 # The copy lives outside this checkout: inside it, ansible-test would ask git for the file list
-# and find the copy git-ignored. One copy per checkout, so clones do not trample each other.
-COLLECTIONS_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/cloudcompute-cloud/$(printf '%s' "$REPO" | sha256sum | cut -c1-12)/collections"
+# and find the copy git-ignored. One copy per checkout, so clones do not trample each other, and
+# one per lane of a full run (tools/test.sh runs two lanes of stages at once).
+COLLECTIONS_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/cloudcompute-cloud/$(printf '%s' "$REPO" | sha256sum | cut -c1-12)${TEST_LANE:+-$TEST_LANE}/collections"
 STAGED_COLLECTION="$COLLECTIONS_ROOT/ansible_collections/cloudcompute/cloud"
 export COLLECTIONS_ROOT STAGED_COLLECTION
 # The ansible-core releases CI tests, each on a Python its controller supports here
