@@ -31,8 +31,11 @@ FIRST_POLL_INTERVAL = 0.25
 MAX_POLL_INTERVAL = 10.0
 # Resources carrying the same name that were all created less than this long ago may be
 # concurrent runs' creates being settled (a losing run deleting its own): a lookup waits for
-# them to settle rather than failing as ambiguous.
+# them to settle rather than failing as ambiguous, within the task's wait_timeout, and at
+# least SETTLE_WAIT (a losing run deletes a key or a script right after its create; modules
+# without wait_timeout give it that long).
 SETTLE_WINDOW = 900.0
+SETTLE_WAIT = 10.0
 
 
 class WaitBudget:
@@ -299,15 +302,17 @@ class Resource:
         concurrent runs created them moments ago and the losers are deleting theirs. Older
         duplicates, which no run is settling, are ambiguous at once."""
         interval = FIRST_POLL_INTERVAL
+        deadline = self.budget.clock() + max(self.budget.remaining(), SETTLE_WAIT)
         while True:
             try:
                 return self.find_by_name(name)
             except AmbiguousName as ambiguity:
                 now = time.time()
                 ages = [age_in_seconds(record, now) for record in ambiguity.candidates]
-                if None in ages or max(ages) > SETTLE_WINDOW:
+                left = deadline - self.budget.clock()
+                if None in ages or max(ages) > SETTLE_WINDOW or left <= 0:
                     raise
-                self.budget.sleep(max(interval, self.client.pacing_delay()))
+                self.budget.sleep(min(left, max(interval, self.client.pacing_delay())))
                 interval = min(MAX_POLL_INTERVAL, interval * 1.5)
 
     def same_name(self, name):
