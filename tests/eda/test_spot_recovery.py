@@ -124,18 +124,18 @@ def stop_rulebook(process):
     print(process.log.read_text()[-6000:])
 
 
-def deploy_fleet(emulator, public_key, members, loners=()):
+def deploy_fleet(emulator, public_key, members, loners=(), sources=1):
     """Deploy and tag the members (``{hostname: tags}``) and loners; wait until they run and the
-    rulebook's source has taken stock of them; return them as the API lists them."""
+    rulebook's ``sources`` have taken stock of them; return them as the API lists them."""
     control = emulator.control
     api = Api(emulator)
     api.key_id = api.call("POST", "/ssh-keys", json={"name": "eda", "key": public_key}).text.strip('"')
     for hostname, tags in dict(members, **dict.fromkeys(loners, {"owner": "me"})).items():
         api.tag(api.deploy_member(hostname, tags)[0], tags)
     wait_for(lambda: all(i["status"] == "running" for i in live_instances(control).values()), 30, "the fleet running")
-    # the source has taken stock of the fleet once it has listed the instances twice
+    # a source has taken stock of the fleet once it has listed the instances twice
     since = control.requests()["total"]
-    wait_for(lambda: control.requests(since=since, path="/v1/instances", method="GET")["count"] >= 2, 60,
+    wait_for(lambda: control.requests(since=since, path="/v1/instances", method="GET")["count"] >= 2 * sources, 60,
              "the rulebook's source polling")
     return api, api.instances()
 
@@ -226,7 +226,7 @@ def test_an_eviction_seen_twice_is_replaced_once(demo_emulator, ansible_env, tmp
                               inventory={"all": {"hosts": {"localhost": {"ansible_connection": "local"}},
                                                  "vars": {"spot_recovery_run_ready": False}}})
     try:
-        _, before = deploy_fleet(demo_emulator, PUBLIC_KEY, {"solo-0": {"fleet": "solo"}})
+        _, before = deploy_fleet(demo_emulator, PUBLIC_KEY, {"solo-0": {"fleet": "solo"}}, sources=2)
         control.evict(before["solo-0"]["id"])
         wait_for(lambda: rulebook.log.read_text().count("PLAY RECAP") == 2, 120, "both recoveries finished")
         log = rulebook.log.read_text()
