@@ -226,7 +226,7 @@ def test_an_eviction_seen_twice_is_replaced_once(demo_emulator, ansible_env, tmp
                               inventory={"all": {"hosts": {"localhost": {"ansible_connection": "local"}},
                                                  "vars": {"spot_recovery_run_ready": False}}})
     try:
-        _, before = deploy_fleet(demo_emulator, PUBLIC_KEY, {"solo-0": {"fleet": "solo"}}, sources=2)
+        before = deploy_fleet(demo_emulator, PUBLIC_KEY, {"solo-0": {"fleet": "solo"}}, sources=2)[1]
         control.evict(before["solo-0"]["id"])
         wait_for(lambda: rulebook.log.read_text().count("PLAY RECAP") == 2, 120, "both recoveries finished")
         log = rulebook.log.read_text()
