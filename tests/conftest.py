@@ -6,7 +6,8 @@ port, and that emulator reset to a clean state) come from the emulator package's
 ``collection_tarball`` and ``installed_collection`` are the collection as users get it: built by
 ``ansible-galaxy collection build`` from the checkout (tools/test.sh exports its path as
 ``REPO``) and installed from that tarball. ``ansible_env`` is an environment for ansible
-commands that inherits nothing Ansible- or Cloud-Compute-specific from the test run.
+commands that inherits nothing Ansible- or Cloud-Compute-specific from the test run. ``sshd``
+(tests/local_sshd.py) answers SSH for the emulator's loopback instances.
 """
 
 import os
@@ -16,6 +17,9 @@ import subprocess
 import sys
 
 import pytest
+
+# a local sshd standing in for the instances, for the suites that reach them over SSH
+from local_sshd import sshd  # noqa: F401  pylint: disable=unused-import
 
 BIN = pathlib.Path(sys.executable).parent
 

@@ -13,8 +13,8 @@ import subprocess
 import sys
 import uuid
 
-# sshd is a fixture: pytest finds it by the test's argument name
-from test_inventory_ssh import BIN, free_port, run, sshd  # noqa: F401  pylint: disable=unused-import
+from local_sshd import free_port
+from test_inventory_ssh import BIN, run
 
 PLAYBOOK = """
 - name: Deploy two loopback instances and add them, and an address nobody answers on, to the inventory
@@ -87,7 +87,7 @@ PLAYBOOK = """
 """
 
 
-def test_ready_role_on_loopback_hosts(emulator, control, sshd, tmp_path):  # noqa: F811 - the fixture
+def test_ready_role_on_loopback_hosts(emulator, control, sshd, tmp_path):
     control.update_settings(instance_ip_mode="loopback")
     client_key = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(client_key)], check=True)
