@@ -341,19 +341,19 @@ class TokenCache:
             ("cloudcompute.cloud token cache\n%s\n%s" % (key, client_secret)).encode("utf-8")
         ).hexdigest()
 
-    def _ensure_directory(self):
+    def ensure_directory(self):
         try:
             ensure_private_directory(self.directory)
         except UnsafeCachePath as problem:
-            raise self._refusal(problem)
+            raise self.refusal(problem)
 
     def check_directory(self):
         try:
             check_private_directory(self.directory)
         except UnsafeCachePath as problem:
-            raise self._refusal(problem)
+            raise self.refusal(problem)
 
-    def _refusal(self, problem):
+    def refusal(self, problem):
         return LocalRefusal("token_cache %s is not safe to keep tokens in: %s. Use a directory of your own "
                             "with mode 0700, or set token_cache to false to run without the cache"
                             % (self.directory, problem.strerror), code="unsafe_token_cache")
@@ -373,7 +373,7 @@ class TokenCache:
         return data
 
     def store(self, token):
-        self._ensure_directory()
+        self.ensure_directory()
         data = dict(token, secret_digest=self.secret_digest)
         handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".token-", suffix=".tmp")
         try:
@@ -395,7 +395,7 @@ class TokenCache:
             pass
 
     def locked(self):
-        return _FileLock(self.lock_path, self._ensure_directory)
+        return _FileLock(self.lock_path, self.ensure_directory)
 
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -140,4 +140,9 @@ def hold_create_lock(client, kind, name):
     cache = getattr(client, "token_cache", None)
     if not cache or not name:
         return None
-    return CreateLock(create_lock_path(cache.directory, client.api_url, client.client_id, kind, name)).acquire()
+    # Often before the task's first request: the token cache's own checks, with its message.
+    cache.ensure_directory()
+    try:
+        return CreateLock(create_lock_path(cache.directory, client.api_url, client.client_id, kind, name)).acquire()
+    except UnsafeCachePath as problem:
+        raise cache.refusal(problem)
