@@ -68,9 +68,9 @@ OS_VOLUME_TYPE = "NVMe"
 CLUSTER_SHARED_VOLUME_TYPE = "NVMe_Shared_Cluster"
 
 
-def charged_resources(client, tag_filter=None):
-    """Every resource the API charges now, and which of them ``tag_filter`` counts:
-    ``(charged, counted)``."""
+def charged_resources(client, tag_filter=()):
+    """Every resource the API charges now, and which of them ``tag_filter`` (normalized, as
+    ``normalize_tag_filter`` makes it) counts: ``(charged, counted)``."""
     charged, counted = [], []
     for charged_kind in CHARGED_KINDS.values():
         for path in charged_kind.paths:
@@ -272,11 +272,10 @@ def insufficient_funds_hint(client, cost_value):
     """The hint for a deploy answered 402: the balance and the price of what was refused."""
     try:
         balance, currency = read_balance(client)
-        said = "the project balance is %s %s" % (balance, currency)
+        said = "The project balance is %s %s" % (balance, currency)
     except ApiError:  # the refusal matters more than a failed explanation of it
-        said = "the project balance could not be read"
-    return "Not enough funds: %s; this deploy costs %s. Top up the balance, or deploy something cheaper." % (
-        said, describe_cost(cost_value))
+        said = "The project balance could not be read"
+    return "%s; this deploy costs %s. Top up the balance, or deploy something cheaper." % (said, describe_cost(cost_value))
 
 
 
