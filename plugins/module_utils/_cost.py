@@ -172,9 +172,9 @@ class PriceBook:
     """Prices of what is about to be deployed, from the public catalogs (read without a token),
     each catalog read at most once per task and only when a price is asked for."""
 
-    def __init__(self, client):
+    def __init__(self, client, catalogs=None):
         self.client = client
-        self._catalogs = {}
+        self._catalogs = dict(catalogs or {})  # path -> a catalog already read
 
     def catalog(self, path):
         if path not in self._catalogs:
