@@ -27,7 +27,7 @@ options:
 options:
   min_balance_hours:
     description:
-      - Refuse a deploy that would leave the project less than this many hours of runway: the
+      - Refuse a deploy that would leave the project less than this many hours of runway, the
         balance over the project's new hourly charge (what every instance, cluster and volume
         is charged now, as M(cloudcompute.cloud.cost_info) counts it, plus this deploy's
         price). Check mode refuses it the same way.

@@ -278,7 +278,6 @@ def insufficient_funds_hint(client, cost_value):
     return "%s; this deploy costs %s. Top up the balance, or deploy something cheaper." % (said, describe_cost(cost_value))
 
 
-
 # The options of plugins/doc_fragments/cost.py: keep them in step.
 CAP_ARGUMENT_SPEC = dict(max_price_per_hour=dict(type="float"))
 RUNWAY_ARGUMENT_SPEC = dict(min_balance_hours=dict(type="float"))
