@@ -361,7 +361,7 @@ cost:
       equals what the API charges once the cluster exists.
     - For an existing cluster, the price the API reports for it (its shared volumes are not
       included). V(0) with an empty basis once it is discontinued.
-    - With O(diff), the diff's before and after carry the hourly price too.
+    - With C(--diff), the diff's before and after carry the hourly price too.
   returned: always
   type: dict
   contains:

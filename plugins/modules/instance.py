@@ -439,7 +439,7 @@ cost:
       prediction equals what the API charges once the instance exists.
     - For an existing instance, the price the API reports for it (its volumes are not included).
       V(0) with an empty basis once it is deleted or hibernated.
-    - With O(diff), the diff's before and after carry the hourly price too.
+    - With C(--diff), the diff's before and after carry the hourly price too.
   returned: always
   type: dict
   contains:

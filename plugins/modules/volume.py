@@ -238,7 +238,7 @@ cost:
       the change is made.
     - V(0) with an empty basis once it is deleted; a volume in the trash is still charged until
       it is purged (M(cloudcompute.cloud.cost_info) counts it).
-    - With O(diff), the diff's before and after carry the hourly price too.
+    - With C(--diff), the diff's before and after carry the hourly price too.
   returned: always
   type: dict
   contains:
