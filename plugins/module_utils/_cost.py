@@ -268,6 +268,23 @@ def refuse_short_runway(client, cost_value, min_hours, what):
     return found
 
 
+def guard_deploy(client, params, cost_value, what):
+    """Refuse deploying ``what`` at ``cost_value`` before any change when it is over
+    ``max_price_per_hour`` or would leave less than ``min_balance_hours`` of runway; return the
+    runway found (None when not asked for)."""
+    refuse_over_cap(cost_value, params["max_price_per_hour"], what)
+    return refuse_short_runway(client, cost_value, params["min_balance_hours"], what)
+
+
+def with_reported_price(planned, record):
+    """The ``planned`` cost of a deploy with its first part (the instance or the cluster) at the
+    price the API reports for the new ``record``; the volumes keep their catalog price."""
+    parts = [(part["item"], part["price_per_hour"]) for part in planned["basis"]]
+    if record and record.get("price_per_hour") is not None:
+        parts[0] = (parts[0][0], float(record["price_per_hour"]))
+    return cost(parts, planned["currency"])
+
+
 def insufficient_funds_hint(client, cost_value):
     """The hint for a deploy answered 402: the balance and the price of what was refused."""
     try:

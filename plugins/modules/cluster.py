@@ -434,11 +434,11 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     check_runway_option,
     cost,
     existing_cluster_cost,
+    guard_deploy,
     insufficient_funds_hint,
     over_cap,
-    refuse_over_cap,
-    refuse_short_runway,
     with_cost,
+    with_reported_price,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
     BROKEN,
@@ -657,21 +657,10 @@ class Cluster(Resource):
                         self.params["max_price_per_hour"], "%s in %s" % (cluster_type, location))
 
     def guard(self, body):
-        """The cost of deploying ``body``, refused before any change when it is over the cap or
-        would leave less than ``min_balance_hours`` of runway."""
+        """The cost of deploying ``body``, refused when over the cap or the runway."""
         cost_value = self.prices.cluster_deploy(body)
-        what = "cluster %s" % body["hostname"]
-        refuse_over_cap(cost_value, self.params["max_price_per_hour"], what)
-        self.runway = refuse_short_runway(self.client, cost_value, self.params["min_balance_hours"], what)
+        self.runway = guard_deploy(self.client, self.params, cost_value, "cluster %s" % body["hostname"])
         return cost_value
-
-    def deployed_cost(self, body, cluster):
-        """The cost of a new cluster: its price as the API reports it, and its new shared volume
-        as the catalog prices it."""
-        parts = [(part["item"], part["price_per_hour"]) for part in self.prices.cluster_deploy(body)["basis"]]
-        if cluster and cluster.get("price_per_hour") is not None:
-            parts[0] = (parts[0][0], float(cluster["price_per_hour"]))
-        return cost(parts)
 
     def deploy(self, body):
         cost_value = self.guard(body)
@@ -806,7 +795,7 @@ class Cluster(Resource):
                 node_plan = self.node_plan(cluster)
                 if node_plan:
                     cluster = self.power_nodes(cluster, node_plan)
-            return self.result(True, None, cluster, placement, self.deployed_cost(body, cluster))
+            return self.result(True, None, cluster, placement, with_reported_price(self.prices.cluster_deploy(body), cluster))
 
         self.refuse_immutable_changes(cluster)
         to_add, to_remove = tag_changes(cluster, desired_tags(params, cluster), params["purge_tags"])

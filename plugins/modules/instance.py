@@ -518,11 +518,11 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     check_runway_option,
     cost,
     existing_instance_cost,
+    guard_deploy,
     insufficient_funds_hint,
     over_cap,
-    refuse_over_cap,
-    refuse_short_runway,
     with_cost,
+    with_reported_price,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
@@ -772,12 +772,9 @@ class Instance(Resource):
                         self.params["max_price_per_hour"], "%s%s in %s" % (instance_type, " (spot)" if spot else "", location))
 
     def guard(self, body):
-        """The cost of deploying ``body``, refused before any change when it is over the cap or
-        would leave less than ``min_balance_hours`` of runway."""
+        """The cost of deploying ``body``, refused when over the cap or the runway."""
         cost_value = self.deploy_cost(body)
-        what = "instance %s" % body["hostname"]
-        refuse_over_cap(cost_value, self.params["max_price_per_hour"], what)
-        self.runway = refuse_short_runway(self.client, cost_value, self.params["min_balance_hours"], what)
+        self.runway = guard_deploy(self.client, self.params, cost_value, "instance %s" % body["hostname"])
         return cost_value
 
     def deploy(self, body):
@@ -871,7 +868,7 @@ class Instance(Resource):
                 instance = self.fetch(instance_id)
             if target == "offline":
                 instance = self.power(instance, target)[0]
-            return self.result(True, None, instance, placement, self.deployed_cost(body, instance))
+            return self.result(True, None, instance, placement, with_reported_price(self.deploy_cost(body), instance))
 
         self.refuse_immutable_changes(instance)
         to_add, to_remove = tag_changes(instance, desired_tags(self.params, instance), self.params["purge_tags"])
@@ -921,15 +918,6 @@ class Instance(Resource):
                                         % (reference, instance.get("hostname")))
             doomed.extend(volume_id for volume_id in volume_ids if volume_id not in doomed)
         return doomed
-
-    def deployed_cost(self, body, instance):
-        """The cost of a new instance: its price as the API reports it, and the volumes created
-        with it as the catalog prices them."""
-        predicted = self.deploy_cost(body)
-        parts = [(part["item"], part["price_per_hour"]) for part in predicted["basis"]]
-        if instance and instance.get("price_per_hour") is not None:
-            parts[0] = (parts[0][0], float(instance["price_per_hour"]))
-        return cost(parts)
 
     def result(self, changed, before, after, placement=None, after_cost=None):
         if after_cost is None:
