@@ -782,7 +782,8 @@ class Cluster(Resource):
                     lambda *candidate: self.deploy(self.placement.body_for(body, *candidate)))
                 body = self.placement.body_for(body, placement["location_code"], placement["cluster_type"], False)
             if self.module.check_mode:
-                predicted_cost = self.guard(body) if body["cluster_type"] else None  # None: waiting for capacity
+                # waiting for capacity, where (and so the price) is not known yet
+                predicted_cost = self.guard(body) if body["cluster_type"] else cost([])
                 return self.result(True, None, self.predicted_deploy(body, existing), placement, predicted_cost)
             if placement is None:
                 cluster_id = self.deploy(body)

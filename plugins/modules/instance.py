@@ -856,9 +856,9 @@ class Instance(Resource):
                     lambda *candidate: self.deploy(self.placement.body_for(body, *candidate)))
                 body = self.placement.body_for(body, placement["location_code"], placement["instance_type"], placement["spot"])
             if self.module.check_mode:
-                if body["instance_type"] is None:  # waiting for capacity: where is not known yet
-                    return self.result(True, None, self.predicted_deploy(body, target or "running"), placement)
-                return self.result(True, None, self.predicted_deploy(body, target or "running"), placement, self.guard(body))
+                # waiting for capacity, where (and so the price) is not known yet
+                predicted_cost = self.guard(body) if body["instance_type"] else cost([])
+                return self.result(True, None, self.predicted_deploy(body, target or "running"), placement, predicted_cost)
             if placement is None:
                 instance_id = self.deploy(body)
             # a shutdown right after the deploy needs the instance running first
