@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """What the API charges per hour for each kind of resource, in one place: ``cost_info`` adds it
-up and the ``expired`` filter (role ``reaper``) reports the saving of a deletion.
+up, the ``expired`` filter (role ``reaper``) reports the saving of a deletion, and ``instance``,
+``cluster`` and ``volume`` predict the price of what they deploy, cap it and check the runway.
 
 No Ansible imports: modules and plugins share this file.
 """
@@ -12,7 +13,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, single_item
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags, matches_tag_filter
 
 
 class ChargedKind:
@@ -56,6 +59,40 @@ CHARGED_KINDS = {
 
 # The API charges a volume its monthly price per GB spread over this many hours.
 HOURS_PER_MONTH = 730
+# The catalogs are read without a currency, so they answer in US dollars, the currency the API
+# charges resources in.
+CURRENCY = "usd"
+# The type of the OS volume the API creates with an instance deployed from an image.
+OS_VOLUME_TYPE = "NVMe"
+# The volume type of the shared file system the API creates with a cluster.
+CLUSTER_SHARED_VOLUME_TYPE = "NVMe_Shared_Cluster"
+
+
+def charged_resources(client, tag_filter=()):
+    """Every resource the API charges now, and which of them ``tag_filter`` (normalized, as
+    ``normalize_tag_filter`` makes it) counts: ``(charged, counted)``."""
+    charged, counted = [], []
+    for charged_kind in CHARGED_KINDS.values():
+        for path in charged_kind.paths:
+            for record in client.get_list(path):
+                if not charged_kind.is_charged(record):
+                    continue
+                item = charged_kind.summary(record)
+                charged.append(item)
+                if matches_tag_filter(record, tag_filter):
+                    counted.append(item)
+    return charged, counted
+
+
+def read_balance(client):
+    """``(amount, currency)`` of the project's balance."""
+    balance = single_item(client.get("/balance"), "GET", "/balance")
+    return float(balance.get("amount") or 0), balance.get("currency") or CURRENCY
+
+
+def runway_hours(balance, price_per_hour):
+    """How long ``balance`` lasts at ``price_per_hour``; None when nothing is charged."""
+    return round(balance / price_per_hour, 2) if price_per_hour > 0 else None
 
 
 def _catalog_entry(entries, field, code, what):
@@ -73,8 +110,9 @@ def volume_hourly_price(volume_types, volume_type, size_gb):
 
 def instance_hourly_price(instance_types, instance_type, spot):
     """What a new instance is charged per hour, from the instance type catalog (``/instance-types``):
-    its spot price or its on-demand price (a long-term contract is charged the on-demand price
-    until its period's discount is applied by a renewal)."""
+    its spot price or its on-demand price. A deploy names no long-term period, so a new
+    ``LONG_TERM`` instance is charged the on-demand price too: a period's discount applies only
+    once a period is chosen for it."""
     entry = _catalog_entry(instance_types, "instance_type", instance_type, "instance type")
     return float(entry["spot_price" if spot else "price_per_hour"])
 
@@ -84,16 +122,191 @@ def cluster_hourly_price(cluster_types, cluster_type):
     return float(_catalog_entry(cluster_types, "cluster_type", cluster_type, "cluster type")["price_per_hour"])
 
 
-def cost(parts, currency):
-    """``{price_per_hour, currency, basis}`` of the ``parts``, ``[(what, price_per_hour)]``."""
+def cost(parts, currency=CURRENCY):
+    """``{price_per_hour, currency, basis}`` of the ``parts``, ``[(what, price_per_hour)]``; a
+    part whose price cannot be known beforehand has the price None and is left out of the total."""
     return {
-        "price_per_hour": round(sum(price for _what, price in parts), 6),
+        "price_per_hour": round(sum(price for _what, price in parts if price is not None), 6),
         "currency": currency,
-        "basis": [{"item": what, "price_per_hour": round(price, 6)} for what, price in parts],
+        "basis": [{"item": what, "price_per_hour": None if price is None else round(price, 6)} for what, price in parts],
     }
 
 
 def describe_cost(cost_value):
     """One line naming the total and what makes it up, for messages."""
     return "%s %s/h (%s)" % (cost_value["price_per_hour"], cost_value["currency"], ", ".join(
-        "%s %s" % (part["item"], part["price_per_hour"]) for part in cost_value["basis"]))
+        "%s %s" % (part["item"], "not priced" if part["price_per_hour"] is None else part["price_per_hour"])
+        for part in cost_value["basis"]))
+
+
+def contract_label(spot, contract):
+    if spot:
+        return "spot"
+    return "long-term, on-demand price" if contract == "LONG_TERM" else "on-demand"
+
+
+def instance_part(instance_type, spot, contract, price):
+    return ("instance %s (%s)" % (instance_type, contract_label(spot, contract)), price)
+
+
+def volume_part(what, volume_type, size, price):
+    return ("%s %s %s GB" % (what, volume_type, size), price)
+
+
+def existing_instance_cost(instance):
+    """What an existing instance costs, as the API reports it (its volumes are priced apart)."""
+    return cost([instance_part(instance.get("instance_type"), instance.get("is_spot"), instance.get("contract"),
+                               float(instance.get("price_per_hour") or 0))])
+
+
+def existing_cluster_cost(cluster):
+    return cost([("cluster %s" % cluster.get("cluster_type"), float(cluster.get("price_per_hour") or 0))])
+
+
+def existing_volume_cost(volume):
+    return cost([volume_part("volume %s" % volume.get("name"), volume.get("type"), volume.get("size"),
+                             float(volume.get("base_hourly_cost") or 0))])
+
+
+class PriceBook:
+    """Prices of what is about to be deployed, from the public catalogs (read without a token),
+    each catalog read at most once per task and only when a price is asked for."""
+
+    def __init__(self, client, catalogs=None):
+        self.client = client
+        self._catalogs = dict(catalogs or {})  # path -> a catalog already read
+
+    def catalog(self, path):
+        if path not in self._catalogs:
+            self._catalogs[path] = self.client.get_list(path, authenticated=False)
+        return self._catalogs[path]
+
+    def _price(self, function, *args):
+        try:
+            return function(*args)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModuleFailure("cannot price the plan: %s" % error)
+
+    def instance(self, instance_type, spot):
+        return self._price(instance_hourly_price, self.catalog("/instance-types"), instance_type, spot)
+
+    def cluster(self, cluster_type):
+        return self._price(cluster_hourly_price, self.catalog("/cluster-types"), cluster_type)
+
+    def volume(self, volume_type, size_gb):
+        return self._price(volume_hourly_price, self.catalog("/volume-types"), volume_type, size_gb)
+
+    def instance_deploy(self, body, boots_from_volume):
+        """The cost of the instance deploy request ``body``: the instance and every volume created
+        with it. Volumes it only attaches (``existing_volumes``, an OS volume it boots from) are
+        charged already and not part of it."""
+        spot = bool(body.get("is_spot") or body.get("contract") == "SPOT")
+        parts = [instance_part(body["instance_type"], spot, body.get("contract"), self.instance(body["instance_type"], spot))]
+        if not boots_from_volume:
+            os_volume = body.get("os_volume")
+            if os_volume:
+                parts.append(volume_part("OS volume %s" % os_volume["name"], OS_VOLUME_TYPE, os_volume["size"],
+                                         self.volume(OS_VOLUME_TYPE, os_volume["size"])))
+            else:
+                # the API picks the size, and no catalog says which: the basis says so
+                parts.append(("OS volume %s, size chosen by the API (give os_volume to price it)" % OS_VOLUME_TYPE, None))
+        for volume in body.get("volumes") or []:
+            parts.append(volume_part("volume %s" % volume["name"], volume["type"], volume["size"],
+                                     self.volume(volume["type"], volume["size"])))
+        return cost(parts)
+
+    def cluster_deploy(self, body):
+        """The cost of the cluster deploy request ``body``: the cluster and its new shared volume."""
+        shared = body["shared_volume"]
+        return cost([
+            ("cluster %s" % body["cluster_type"], self.cluster(body["cluster_type"])),
+            volume_part("shared volume %s" % shared["name"], CLUSTER_SHARED_VOLUME_TYPE, shared["size"],
+                        self.volume(CLUSTER_SHARED_VOLUME_TYPE, shared["size"])),
+        ])
+
+
+def over_cap(cost_value, cap, what):
+    """Why ``what``, costing ``cost_value``, is over the cap ``max_price_per_hour`` (None when it
+    is not, or there is no cap)."""
+    if cap is not None and cost_value["price_per_hour"] > cap:
+        return "%s would cost %s, over max_price_per_hour %s" % (what, describe_cost(cost_value), cap)
+    return None
+
+
+def refuse_over_cap(cost_value, cap, what):
+    refusal = over_cap(cost_value, cap, what)
+    if refusal:
+        raise ModuleFailure(refusal + "; nothing was changed", cost=cost_value)
+
+
+def check_cap_option(cap, option="max_price_per_hour"):
+    """A cap must be a positive price: refuse anything else before any API call."""
+    if cap is not None and not cap > 0:
+        raise ModuleFailure("%s must be a positive price per hour, not %s" % (option, cap))
+
+
+def check_runway_option(min_hours):
+    if min_hours is not None and min_hours < 0:
+        raise ModuleFailure("min_balance_hours must be zero or more hours, not %s" % min_hours)
+
+
+def refuse_short_runway(client, cost_value, min_hours, what):
+    """Fail when deploying ``cost_value`` would leave less than ``min_hours`` of runway at the
+    project's new burn rate: what it is charged now plus this deploy's price."""
+    if min_hours is None:
+        return None
+    charged, _counted = charged_resources(client)
+    balance, currency = read_balance(client)
+    new_rate = round(sum(item["price_per_hour"] for item in charged) + cost_value["price_per_hour"], 6)
+    runway = runway_hours(balance, new_rate)
+    found = {"balance": balance, "currency": currency, "price_per_hour": new_rate, "runway_hours": runway}
+    if runway is not None and runway < min_hours:
+        raise ModuleFailure("%s would cost %s: the project would then burn %s %s/h and its balance of %s %s would last "
+                            "%s hours, less than min_balance_hours %s; nothing was changed"
+                            % (what, describe_cost(cost_value), new_rate, currency, balance, currency, runway, min_hours),
+                            cost=cost_value, runway=found)
+    return found
+
+
+def guard_deploy(client, params, cost_value, what):
+    """Refuse deploying ``what`` at ``cost_value`` before any change when it is over
+    ``max_price_per_hour`` or would leave less than ``min_balance_hours`` of runway; return the
+    runway found (None when not asked for)."""
+    refuse_over_cap(cost_value, params["max_price_per_hour"], what)
+    return refuse_short_runway(client, cost_value, params["min_balance_hours"], what)
+
+
+def with_reported_price(planned, record):
+    """The ``planned`` cost of a deploy with its first part (the instance or the cluster) at the
+    price the API reports for the new ``record``; the volumes keep their catalog price."""
+    parts = [(part["item"], part["price_per_hour"]) for part in planned["basis"]]
+    if record and record.get("price_per_hour") is not None:
+        parts[0] = (parts[0][0], float(record["price_per_hour"]))
+    return cost(parts, planned["currency"])
+
+
+def insufficient_funds_hint(client, cost_value):
+    """The hint for a deploy answered 402: the balance and the price of what was refused."""
+    try:
+        balance, currency = read_balance(client)
+        said = "The project balance is %s %s" % (balance, currency)
+    except ApiError:  # the refusal matters more than a failed explanation of it
+        said = "The project balance could not be read"
+    return "%s; this deploy costs %s. Top up the balance, or deploy something cheaper." % (said, describe_cost(cost_value))
+
+
+# The options of plugins/doc_fragments/cost.py: keep them in step.
+CAP_ARGUMENT_SPEC = dict(max_price_per_hour=dict(type="float"))
+RUNWAY_ARGUMENT_SPEC = dict(min_balance_hours=dict(type="float"))
+
+
+def with_cost(result, after_cost, before_cost=None):
+    """Add ``cost`` (what the resource costs after the run) to a module result, and the hourly
+    price before and after to its diff."""
+    result["cost"] = after_cost
+    diff = result.get("diff")
+    if diff is not None:
+        for side, side_cost in (("before", before_cost), ("after", after_cost)):
+            if diff.get(side) and side_cost is not None:
+                diff[side]["price_per_hour"] = side_cost["price_per_hour"]
+    return result

@@ -9,7 +9,8 @@ GPU capacity is scarce and moves by the minute. Given candidate locations and ty
 candidate that has capacity (or the cheapest, with ``strategy: cheapest``), and when that deploy
 still answers 503 (another customer took the last unit in between) it moves on to the next
 candidate. With ``on_no_capacity: wait`` it polls availability, never by deploying and failing,
-until a candidate has capacity, within the task's one ``wait_timeout``.
+until a candidate has capacity, within the task's one ``wait_timeout``. With a price cap, the
+candidates whose plan would cost more are skipped without asking for their availability.
 
 Candidates are taken type by type, each in every location in order (the type is usually the
 choice that matters: an H100 anywhere before an H200 anywhere); with ``on_demand_fallback`` the
@@ -39,6 +40,7 @@ DEPLOYED = "deployed"
 PREDICTED = "predicted"
 NO_CAPACITY = "no_capacity"
 TAKEN = "no_capacity_on_deploy"  # availability said yes, the deploy said 503: a race lost
+OVER_PRICE_CAP = "over_price_cap"
 
 
 def placement_argument_spec(kind):
@@ -76,8 +78,9 @@ class Placement:
     availability and catalog reads.
     """
 
-    def __init__(self, module, kind, budget, sleep=time.sleep):
+    def __init__(self, module, kind, budget, prices, sleep=time.sleep):
         self.module = module
+        self.prices = prices
         self.client = module.client
         self.kind = kind
         self.type_field = KINDS[kind]["type_field"]
@@ -92,6 +95,7 @@ class Placement:
         given_types = self.options.get(KINDS[kind]["types_option"])
         self.types = given_types or ([params[self.type_field]] if params.get(self.type_field) else [])
         self._prices = None
+        self.over_cap = None
 
     # ------------------------------------------------------------------- validation
 
@@ -141,7 +145,7 @@ class Placement:
     def price(self, candidate):
         if self._prices is None:
             self._prices = {}
-            for item in self.client.get_list(KINDS[self.kind]["catalog"], authenticated=False):
+            for item in self.prices.catalog(KINDS[self.kind]["catalog"]):
                 self._prices[(item[self.type_field], False)] = as_number(item.get("price_per_hour"))
                 self._prices[(item[self.type_field], True)] = as_number(item.get("spot_price"))
         return self._prices.get((candidate[1], candidate[2]))
@@ -185,15 +189,37 @@ class Placement:
         candidate = (resource.get("location"), resource.get(self.type_field), bool(resource.get("is_spot")))
         return self.result(candidate, [], price=as_number(resource.get("price_per_hour")))
 
+    def cap_price(self, over_cap):
+        """Skip the candidates for which ``over_cap(location, type, spot)`` says the plan would
+        cost more than the task's cap (a message naming the price, or None)."""
+        self.over_cap = over_cap
+
+    def over_cap_candidates(self):
+        """``{candidate: why}`` of the candidates over the price cap; a failure when all are."""
+        if self.over_cap is None:
+            return {}
+        candidates = self.candidates()
+        over = dict((candidate, self.over_cap(*candidate)) for candidate in candidates)
+        over = dict((candidate, why) for candidate, why in over.items() if why)
+        if len(over) == len(candidates):
+            raise ModuleFailure("every placement candidate of %s %s is over max_price_per_hour: %s; nothing was changed"
+                                % (self.kind, self.module.params.get("hostname"), "; ".join(over[candidate] for candidate in candidates)),
+                                placement={"tried": [self.describe(candidate, OVER_PRICE_CAP) for candidate in candidates]})
+        return over
+
     def place(self, deploy):
         """Deploy with ``deploy(location, type, spot)`` (which returns the new id) to the first
         candidate that takes it; return ``(id, placement)``. In check mode nothing is deployed and
         the id is None: the placement is the one the availability read predicts."""
         interval = FIRST_POLL_INTERVAL
+        over_cap = self.over_cap_candidates()
         while True:
             tried = []
             available = self.available()
             for candidate in self.candidates():
+                if candidate in over_cap:
+                    tried.append(self.describe(candidate, OVER_PRICE_CAP))
+                    continue
                 if candidate not in available:
                     tried.append(self.describe(candidate, NO_CAPACITY))
                     continue
@@ -221,8 +247,9 @@ class Placement:
             interval = min(MAX_POLL_INTERVAL, interval * 1.5)
 
     def no_capacity(self, tried):
+        outcomes = {NO_CAPACITY: "no capacity", TAKEN: "taken by another deploy (503)", OVER_PRICE_CAP: "over max_price_per_hour"}
         said = "; ".join("%s %s%s: %s" % (item["location_code"], item[self.type_field], " (spot)" if item["spot"] else "",
-                                          "no capacity" if item["outcome"] == NO_CAPACITY else "taken by another deploy (503)")
+                                          outcomes[item["outcome"]])
                          for item in tried)
         waited = ("after waiting %ss (wait_timeout)" % self.budget.timeout if self.on_no_capacity == "wait"
                   else "(on_no_capacity=wait waits for capacity within wait_timeout)")

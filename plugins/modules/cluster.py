@@ -33,6 +33,8 @@ extends_documentation_fragment:
   - cloudcompute.cloud.tags
   - cloudcompute.cloud.placement
   - cloudcompute.cloud.placement.cluster
+  - cloudcompute.cloud.cost
+  - cloudcompute.cloud.cost.RUNWAY
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
   - cloudcompute.cloud.attributes
@@ -173,11 +175,18 @@ notes:
     O(cloudcompute.cloud.availability_info#module:kind=cluster) shows where there is capacity.
     With them, see O(placement).
   - "API calls of a deploy with O(placement) and N candidates: one list (by hostname), one
-    availability read, one public catalog read, one deploy per candidate that had capacity but
-    answered 503, the deploy that succeeds, then the reads of the wait. With
-    O(on_no_capacity=wait), each further round costs one availability read, whatever N is."
+    availability read, two public catalog reads (cluster types, volume types), one deploy per
+    candidate that had capacity but answered 503, the deploy that succeeds, then the reads of
+    the wait. With O(on_no_capacity=wait), each further round costs one availability read,
+    whatever N is."
   - "API calls: a run that changes nothing costs one read (by id) or one list (by hostname), and
     one more list for each of O(ssh_keys) and O(startup_script) given by name rather than id."
+  - "Cost: a deploy (or its check mode prediction) is priced from the public catalogs of cluster
+    types and volume types, read without a token, once each and only when a cluster is to be
+    deployed: the cluster type's price plus the new shared volume (C(NVMe_Shared_Cluster)), its
+    size times the price per GB-month over 730 hours, as the API charges it. An existing cluster
+    reports the price the API reports for it, without its shared volumes
+    (M(cloudcompute.cloud.volume) and M(cloudcompute.cloud.cost_info) report those)."
 seealso:
   - plugin: cloudcompute.cloud.offers
     plugin_type: lookup
@@ -343,6 +352,41 @@ detached_volume_ids:
   returned: when O(state=absent)
   type: list
   elements: str
+cost:
+  description:
+    - What the cluster costs per hour after the run (in check mode, would cost), and what makes
+      that price up.
+    - For a deploy, predicted from the public catalogs (check mode) or the API's price of the new
+      cluster (a real run), plus its new shared volume at its catalog price; the prediction
+      equals what the API charges once the cluster exists.
+    - For an existing cluster, the price the API reports for it (its shared volumes are not
+      included). V(0) with an empty basis once it is discontinued.
+    - With C(--diff), the diff's before and after carry the hourly price too.
+  returned: always
+  type: dict
+  contains:
+    price_per_hour:
+      description: The total per hour.
+      type: float
+      sample: 36.968767
+    currency:
+      description: The currency of the prices.
+      type: str
+      sample: usd
+    basis:
+      description: What makes the price up, each C(item) with its C(price_per_hour).
+      type: list
+      elements: dict
+      sample:
+        - {item: cluster 16H100, price_per_hour: 36.64}
+        - {item: shared volume hpc-home NVMe_Shared_Cluster 800 GB, price_per_hour: 0.328767}
+runway:
+  description:
+    - With O(min_balance_hours), when a deploy was planned, the project's balance, its hourly
+      charge with the deploy and the hours the balance lasts at that charge.
+  returned: when O(min_balance_hours) was given and a cluster was (or would be) deployed
+  type: dict
+  sample: {balance: 5000.0, currency: usd, price_per_hour: 37.2, runway_hours: 134.41}
 placement:
   description:
     - Where the cluster was deployed (or, in check mode, would be) and why; for an existing
@@ -369,8 +413,9 @@ placement:
     tried:
       description:
         - Each candidate looked at, in order, up to the chosen one (of the last round, when
-          waiting); C(outcome) is V(deployed), V(predicted) (check mode), V(no_capacity) or
-          V(no_capacity_on_deploy) (availability said yes, the deploy answered 503).
+          waiting); C(outcome) is V(deployed), V(predicted) (check mode), V(no_capacity),
+          V(no_capacity_on_deploy) (availability said yes, the deploy answered 503) or
+          V(over_price_cap) (the deploy there would cost more than O(max_price_per_hour)).
       type: list
       elements: dict
       sample:
@@ -381,6 +426,20 @@ placement:
 import copy
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
+    CAP_ARGUMENT_SPEC,
+    RUNWAY_ARGUMENT_SPEC,
+    PriceBook,
+    check_cap_option,
+    check_runway_option,
+    cost,
+    existing_cluster_cost,
+    guard_deploy,
+    insufficient_funds_hint,
+    over_cap,
+    with_cost,
+    with_reported_price,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
     BROKEN,
     GOING_AWAY,
@@ -443,7 +502,10 @@ class Cluster(Resource):
         self.ssh_key_references = ssh_key_references(self.client)
         self.script_references = startup_script_references(self.client)
         self.volume_references = volume_references(self.client, self.params["location_code"])
-        self.placement = Placement(module, "cluster", self.budget)
+        self.prices = PriceBook(self.client)
+        self.placement = Placement(module, "cluster", self.budget, self.prices)
+        self.runway = None
+        self.body = None
 
     def find_by_name(self, name, exclude_id=None):
         # a discontinued cluster keeps its hostname for a moment; a new one may already carry it
@@ -468,6 +530,8 @@ class Cluster(Resource):
             raise ModuleFailure("delete_shared_volumes only applies to state=absent")
         if params["delete_permanently"] and not params["delete_shared_volumes"]:
             raise ModuleFailure("delete_permanently only applies with delete_shared_volumes=true")
+        check_cap_option(params["max_price_per_hour"])
+        check_runway_option(params["min_balance_hours"])
 
     # ----------------------------------------------------------------------- waiting
 
@@ -585,7 +649,21 @@ class Cluster(Resource):
             "tags": predicted_tags({}, self.desired_tags or {}, []),
         }
 
+    # -------------------------------------------------------------------------- cost
+
+    def candidate_over_cap(self, location, cluster_type, _spot):
+        """Why a placement candidate is over ``max_price_per_hour``, or None."""
+        return over_cap(self.prices.cluster_deploy(self.placement.body_for(self.body, location, cluster_type, False)),
+                        self.params["max_price_per_hour"], "%s in %s" % (cluster_type, location))
+
+    def guard(self, body):
+        """The cost of deploying ``body``, refused when over the cap or the runway."""
+        cost_value = self.prices.cluster_deploy(body)
+        self.runway = guard_deploy(self.client, self.params, cost_value, "cluster %s" % body["hostname"])
+        return cost_value
+
     def deploy(self, body):
+        cost_value = self.guard(body)
         try:
             # a 503 here means no capacity: an answer to report, not an outage to retry
             return self.create_unique(self.path, body, retry_unavailable=False)
@@ -593,6 +671,8 @@ class Cluster(Resource):
             if error.status == 503:
                 raise error.with_hint("No capacity for cluster type %s in %s: %s"
                                       % (body["cluster_type"], body["location_code"], CAPACITY_HINT))
+            if error.status == 402:
+                raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
             raise
 
     def discard_created(self, created_id, body):
@@ -693,13 +773,18 @@ class Cluster(Resource):
         params, cluster = self.params, current
         if cluster is None:
             body, existing = self.deploy_request()
+            self.body = body
             placement = None
             if self.placement.enabled:
+                if params["max_price_per_hour"] is not None:
+                    self.placement.cap_price(self.candidate_over_cap)
                 cluster_id, placement = self.placement.place(
                     lambda *candidate: self.deploy(self.placement.body_for(body, *candidate)))
                 body = self.placement.body_for(body, placement["location_code"], placement["cluster_type"], False)
             if self.module.check_mode:
-                return self.result(True, None, self.predicted_deploy(body, existing), placement)
+                # waiting for capacity, where (and so the price) is not known yet
+                predicted_cost = self.guard(body) if body["cluster_type"] else cost([])
+                return self.result(True, None, self.predicted_deploy(body, existing), placement, predicted_cost)
             if placement is None:
                 cluster_id = self.deploy(body)
             # the nodes can be powered only once the cluster is up
@@ -711,7 +796,7 @@ class Cluster(Resource):
                 node_plan = self.node_plan(cluster)
                 if node_plan:
                     cluster = self.power_nodes(cluster, node_plan)
-            return self.result(True, None, cluster, placement)
+            return self.result(True, None, cluster, placement, with_reported_price(self.prices.cluster_deploy(body), cluster))
 
         self.refuse_immutable_changes(cluster)
         to_add, to_remove = tag_changes(cluster, desired_tags(params, cluster), params["purge_tags"])
@@ -761,10 +846,15 @@ class Cluster(Resource):
                           lambda volume: volume is None or volume.get("status") == "deleted",
                           "shared volume %s to be deleted" % volume_id)
 
-    def result(self, changed, before, after, placement=None):
-        result = super(Cluster, self).result(changed, before, after)
+    def result(self, changed, before, after, placement=None, after_cost=None):
+        if after_cost is None:
+            after_cost = existing_cluster_cost(after) if after else cost([])
+        result = with_cost(super(Cluster, self).result(changed, before, after), after_cost,
+                           existing_cluster_cost(before) if before else None)
         if placement is not None:
             result["placement"] = placement
+        if self.runway is not None:
+            result["runway"] = self.runway
         return result
 
     def removal_result(self, changed, cluster, deleted):
@@ -850,6 +940,8 @@ def main():
     argument_spec.update(WAIT_ARGUMENT_SPEC)
     argument_spec.update(TAGS_ARGUMENT_SPEC)
     argument_spec.update(placement_argument_spec("cluster"))
+    argument_spec.update(CAP_ARGUMENT_SPEC)
+    argument_spec.update(RUNWAY_ARGUMENT_SPEC)
     module = CloudComputeModule(
         argument_spec=argument_spec,
         required_one_of=[("id", "hostname")],

@@ -137,29 +137,12 @@ resources:
       type: dict
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import single_item
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, read, read_list
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import charged_resources, read_balance, runway_hours
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import CHARGED_KINDS
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import normalize_tag_filter
 
 GROUP_FIELDS = ("kind", "location", "instance_type")
-
-
-def charged_resources(client, tag_filter):
-    """Every resource the API charges now, and which of them ``tag_filter`` counts:
-    ``(charged, counted)``."""
-    charged, counted = [], []
-    for charged_kind in CHARGED_KINDS.values():
-        for path in charged_kind.paths:
-            for record in read_list(client, path):
-                if not charged_kind.is_charged(record):
-                    continue
-                item = charged_kind.summary(record)
-                charged.append(item)
-                if matches_tag_filter(record, tag_filter):
-                    counted.append(item)
-    return charged, counted
 
 
 def group_value(item, field):
@@ -190,14 +173,12 @@ def cost_report(module):
     params = module.params
     validate_group_by(params["group_by"])
     charged, counted = charged_resources(module.client, normalize_tag_filter(params["tags"]))
-    balance = single_item(read(module.client, "/balance")) or {}
-    amount = float(balance.get("amount") or 0)
-    project_rate = sum(item["price_per_hour"] for item in charged)
+    amount, currency = read_balance(module.client)
     return {
         "price_per_hour": round(sum(item["price_per_hour"] for item in counted), 4),
-        "currency": balance.get("currency", "usd"),
+        "currency": currency,
         "balance": amount,
-        "runway_hours": round(amount / project_rate, 2) if project_rate > 0 else None,
+        "runway_hours": runway_hours(amount, sum(item["price_per_hour"] for item in charged)),
         "groups": grouped(counted, params["group_by"]),
         "resources": sorted(counted, key=lambda item: (-item["price_per_hour"], item["kind"], item["name"] or "")),
     }

@@ -31,6 +31,8 @@ extends_documentation_fragment:
   - cloudcompute.cloud.tags
   - cloudcompute.cloud.placement
   - cloudcompute.cloud.placement.instance
+  - cloudcompute.cloud.cost
+  - cloudcompute.cloud.cost.RUNWAY
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
   - cloudcompute.cloud.attributes
@@ -198,12 +200,21 @@ notes:
     M(cloudcompute.cloud.availability_info) and the P(cloudcompute.cloud.offers#lookup) lookup
     show where there is capacity. With them, see O(placement).
   - "API calls of a deploy with O(placement) and N candidates: one list (by hostname), one
-    availability read (two with O(placement.on_demand_fallback)), one public catalog read, one
-    deploy per candidate that had capacity but answered 503, the deploy that succeeds, then the
-    reads of the wait for V(running). With O(on_no_capacity=wait), each further round costs one
+    availability read (two with O(placement.on_demand_fallback)), one public catalog read
+    (instance types; volume types too when O(os_volume) or O(volumes) are given), one deploy per
+    candidate that had capacity but answered 503, the deploy that succeeds, then the reads of
+    the wait for V(running). With O(on_no_capacity=wait), each further round costs one
     availability read (two with the fallback), whatever N is."
   - "API calls: a run that changes nothing costs one read (by id) or one list (by hostname), and
     one more list for each of O(ssh_keys) and O(startup_script) given by name rather than id."
+  - "Cost: a deploy (or its check mode prediction) is priced from the public catalogs of instance
+    types and volume types, read without a token, once each and only when something is to be
+    deployed. The price of a new instance is the spot price for a spot instance and the on-demand
+    price otherwise, also for O(contract=LONG_TERM) (a deploy names no long-term period, so no
+    period discount applies). A volume costs its size times its type's price per GB-month over
+    730 hours, as the API charges it. An existing instance reports the price the API reports for
+    it, without its volumes (M(cloudcompute.cloud.volume) and M(cloudcompute.cloud.cost_info)
+    report those)."
 seealso:
   - plugin: cloudcompute.cloud.offers
     plugin_type: lookup
@@ -303,6 +314,26 @@ EXAMPLES = r"""
     wait_timeout: 3600
   register: trainer8
 
+- name: The cheapest spot H100 that costs at most 3 USD an hour with its volumes, in any Finnish location
+  cloudcompute.cloud.instance:
+    hostname: cheap-h100
+    image: ubuntu-24.04-cuda-12.8-open-docker
+    spot: true
+    os_volume:
+      name: cheap-h100-os
+      size: 100
+    placement:
+      locations: [FIN-01, FIN-02, FIN-03]
+      instance_types: [1H100.80S.30V, 2H100.80S.60V]
+      strategy: cheapest
+    max_price_per_hour: 3
+    min_balance_hours: 48
+  register: cheap
+
+- name: What it costs
+  ansible.builtin.debug:
+    msg: "{{ cheap.cost.price_per_hour }} {{ cheap.cost.currency }}/h: {{ cheap.cost.basis | map(attribute='item') | join(', ') }}"
+
 - name: Where it landed
   ansible.builtin.debug:
     msg: "{{ trainer8.placement.instance_type }} in {{ trainer8.placement.location_code }} at {{ trainer8.placement.price_per_hour }}/h"
@@ -399,6 +430,44 @@ detached_volume_ids:
   returned: when O(state=absent) or O(state=hibernated)
   type: list
   elements: str
+cost:
+  description:
+    - What the instance costs per hour after the run (in check mode, would cost), and what makes
+      that price up.
+    - For a deploy, predicted from the public catalogs (check mode) or the API's price of the new
+      instance (a real run), plus every volume created with it at its catalog price; the
+      prediction equals what the API charges once the instance exists.
+    - For an existing instance, the price the API reports for it (its volumes are not included).
+      V(0) with an empty basis once it is deleted or hibernated.
+    - With C(--diff), the diff's before and after carry the hourly price too.
+  returned: always
+  type: dict
+  contains:
+    price_per_hour:
+      description: The total per hour.
+      type: float
+      sample: 2.21726
+    currency:
+      description: The currency of the prices.
+      type: str
+      sample: usd
+    basis:
+      description:
+        - What makes the price up, each C(item) with its C(price_per_hour).
+        - Without O(os_volume), the API chooses the size of the OS volume of a new instance and
+          no catalog says which, so its item has the price V(null) and is left out of the total.
+      type: list
+      elements: dict
+      sample:
+        - {item: instance 1H100.80S.30V (on-demand), price_per_hour: 2.19}
+        - {item: OS volume trainer-1-os NVMe 100 GB, price_per_hour: 0.027397}
+runway:
+  description:
+    - With O(min_balance_hours), when a deploy was planned, the project's balance, its hourly
+      charge with the deploy and the hours the balance lasts at that charge.
+  returned: when O(min_balance_hours) was given and an instance was (or would be) deployed
+  type: dict
+  sample: {balance: 1000.0, currency: usd, price_per_hour: 2.4, runway_hours: 416.67}
 placement:
   description:
     - Where the instance was deployed (or, in check mode, would be) and why; for an existing
@@ -429,7 +498,8 @@ placement:
         - Each candidate looked at, in order, up to the chosen one (of the last round, when
           waiting).
         - C(outcome) is V(deployed), V(predicted) (check mode), V(no_capacity) (availability
-          said none) or V(no_capacity_on_deploy) (availability said yes, the deploy answered 503).
+          said none), V(no_capacity_on_deploy) (availability said yes, the deploy answered 503)
+          or V(over_price_cap) (the deploy there would cost more than O(max_price_per_hour)).
       type: list
       elements: dict
       sample:
@@ -440,6 +510,20 @@ placement:
 import copy
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
+    CAP_ARGUMENT_SPEC,
+    RUNWAY_ARGUMENT_SPEC,
+    PriceBook,
+    check_cap_option,
+    check_runway_option,
+    cost,
+    existing_instance_cost,
+    guard_deploy,
+    insufficient_funds_hint,
+    over_cap,
+    with_cost,
+    with_reported_price,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     JUPYTER_TOKEN_ARGUMENT_SPEC,
@@ -505,7 +589,10 @@ class Instance(Resource):
         self.ssh_key_references = ssh_key_references(self.client)
         self.script_references = startup_script_references(self.client)
         self.volume_references = volume_references(self.client, self.params["location_code"])
-        self.placement = Placement(module, "instance", self.budget)
+        self.prices = PriceBook(self.client)
+        self.placement = Placement(module, "instance", self.budget, self.prices)
+        self.runway = None
+        self.body = None
 
     # ---------------------------------------------------------------------- lookups
 
@@ -537,6 +624,8 @@ class Instance(Resource):
         if params["force"] and params["state"] not in ("stopped", "hibernated"):
             raise ModuleFailure("force only applies to state=stopped and state=hibernated")
         self.placement.validate()
+        check_cap_option(params["max_price_per_hour"])
+        check_runway_option(params["min_balance_hours"])
 
     # ----------------------------------------------------------------------- waiting
 
@@ -671,13 +760,33 @@ class Instance(Resource):
             "volume_ids": [],
         }
 
+    # -------------------------------------------------------------------------- cost
+
+    def deploy_cost(self, body):
+        """What deploying ``body`` costs per hour, from the public catalogs."""
+        return self.prices.instance_deploy(body, boots_from_volume=bool(self.params["existing_os_volume"]))
+
+    def candidate_over_cap(self, location, instance_type, spot):
+        """Why a placement candidate is over ``max_price_per_hour``, or None."""
+        return over_cap(self.deploy_cost(self.placement.body_for(self.body, location, instance_type, spot)),
+                        self.params["max_price_per_hour"], "%s%s in %s" % (instance_type, " (spot)" if spot else "", location))
+
+    def guard(self, body):
+        """The cost of deploying ``body``, refused when over the cap or the runway."""
+        cost_value = self.deploy_cost(body)
+        self.runway = guard_deploy(self.client, self.params, cost_value, "instance %s" % body["hostname"])
+        return cost_value
+
     def deploy(self, body):
+        cost_value = self.guard(body)
         try:
             # a 503 here means no capacity: an answer to report, not an outage to retry
             return self.create_unique(self.path, body, retry_unavailable=False)
         except ApiError as error:
             if error.status == 503:
                 raise error.with_hint("No capacity for %s in %s: %s" % (body["instance_type"], body["location_code"], CAPACITY_HINT))
+            if error.status == 402:
+                raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
             raise
 
     def discard_created(self, created_id, body):
@@ -738,14 +847,18 @@ class Instance(Resource):
     def ensure_deployed(self, instance):
         target = POWER_STATUS.get(self.params["state"])
         if instance is None:
-            body = self.deploy_request()
+            body = self.body = self.deploy_request()
             placement = None
             if self.placement.enabled:
+                if self.params["max_price_per_hour"] is not None:
+                    self.placement.cap_price(self.candidate_over_cap)
                 instance_id, placement = self.placement.place(
                     lambda *candidate: self.deploy(self.placement.body_for(body, *candidate)))
                 body = self.placement.body_for(body, placement["location_code"], placement["instance_type"], placement["spot"])
             if self.module.check_mode:
-                return self.result(True, None, self.predicted_deploy(body, target or "running"), placement)
+                # waiting for capacity, where (and so the price) is not known yet
+                predicted_cost = self.guard(body) if body["instance_type"] else cost([])
+                return self.result(True, None, self.predicted_deploy(body, target or "running"), placement, predicted_cost)
             if placement is None:
                 instance_id = self.deploy(body)
             # a shutdown right after the deploy needs the instance running first
@@ -755,7 +868,7 @@ class Instance(Resource):
                 instance = self.fetch(instance_id)
             if target == "offline":
                 instance = self.power(instance, target)[0]
-            return self.result(True, None, instance, placement)
+            return self.result(True, None, instance, placement, with_reported_price(self.deploy_cost(body), instance))
 
         self.refuse_immutable_changes(instance)
         to_add, to_remove = tag_changes(instance, desired_tags(self.params, instance), self.params["purge_tags"])
@@ -806,11 +919,16 @@ class Instance(Resource):
             doomed.extend(volume_id for volume_id in volume_ids if volume_id not in doomed)
         return doomed
 
-    def result(self, changed, before, after, placement=None):
+    def result(self, changed, before, after, placement=None, after_cost=None):
+        if after_cost is None:
+            after_cost = existing_instance_cost(after) if after else cost([])
+        before_cost = existing_instance_cost(before) if before else None
         before, after = self.module.hide_jupyter_tokens([before, after])
-        result = super(Instance, self).result(changed, before, after)
+        result = with_cost(super(Instance, self).result(changed, before, after), after_cost, before_cost)
         if placement is not None:
             result["placement"] = placement
+        if self.runway is not None:
+            result["runway"] = self.runway
         return result
 
     def removal_result(self, instance, deleted):
@@ -915,6 +1033,8 @@ def main():
     argument_spec.update(TAGS_ARGUMENT_SPEC)
     argument_spec.update(JUPYTER_TOKEN_ARGUMENT_SPEC)
     argument_spec.update(placement_argument_spec("instance"))
+    argument_spec.update(CAP_ARGUMENT_SPEC)
+    argument_spec.update(RUNWAY_ARGUMENT_SPEC)
     module = CloudComputeModule(
         argument_spec=argument_spec,
         required_one_of=[("id", "hostname")],

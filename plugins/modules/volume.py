@@ -25,6 +25,7 @@ extends_documentation_fragment:
   - cloudcompute.cloud.common
   - cloudcompute.cloud.wait
   - cloudcompute.cloud.tags
+  - cloudcompute.cloud.cost
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
   - cloudcompute.cloud.attributes
@@ -96,6 +97,10 @@ notes:
     create, an attach after a detach) always wait for it, within O(wait_timeout).
   - "API calls: a run that changes nothing costs one read (by id) or one list (by name);
     instances named in O(instances) that are already attached cost nothing more."
+  - "Cost: a create, clone or resize (or its check mode prediction) is priced from the public
+    catalog of volume types, read without a token and only then: the size times the type's
+    price per GB-month over 730 hours, as the API charges it. Otherwise the volume reports the
+    API's own figure (its C(base_hourly_cost))."
 seealso:
   - module: cloudcompute.cloud.volume_info
   - module: cloudcompute.cloud.instance
@@ -224,11 +229,48 @@ volume:
     created_at:
       description: When it was created (RFC 3339).
       type: str
+cost:
+  description:
+    - What the volume costs per hour after the run (in check mode, would cost), and what makes
+      that price up.
+    - For a create, a clone or a resize in check mode, predicted from the catalog; otherwise the
+      API's own figure (C(base_hourly_cost)). The prediction equals what the API charges once
+      the change is made.
+    - V(0) with an empty basis once it is deleted; a volume in the trash is still charged until
+      it is purged (M(cloudcompute.cloud.cost_info) counts it).
+    - With C(--diff), the diff's before and after carry the hourly price too.
+  returned: always
+  type: dict
+  contains:
+    price_per_hour:
+      description: The total per hour.
+      type: float
+      sample: 0.136986
+    currency:
+      description: The currency of the prices.
+      type: str
+      sample: usd
+    basis:
+      description: What makes the price up, each C(item) with its C(price_per_hour).
+      type: list
+      elements: dict
+      sample:
+        - {item: volume datasets NVMe 500 GB, price_per_hour: 0.136986}
 """
 
 import copy
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
+    CAP_ARGUMENT_SPEC,
+    PriceBook,
+    check_cap_option,
+    cost,
+    existing_volume_cost,
+    refuse_over_cap,
+    volume_part,
+    with_cost,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     TAGS_ARGUMENT_SPEC,
     WAIT_ARGUMENT_SPEC,
@@ -295,6 +337,8 @@ class Volume(Resource):
         super(Volume, self).__init__(module)
         self.desired_tags = None
         self._active = None
+        self.prices = PriceBook(self.client)
+        self.planned_cost = None
 
     # --------------------------------------------------------------------------- lookups
 
@@ -339,6 +383,7 @@ class Volume(Resource):
             raise ModuleFailure("size must be at least 1 GB")
         self.desired_tags = desired_tags(self.params)
         check_attachable(self.params["type"], len(set(self.params["instances"] or [])))
+        check_cap_option(self.params["max_price_per_hour"])
 
     # -------------------------------------------------------------------------- planning
 
@@ -397,10 +442,23 @@ class Volume(Resource):
             plan["tags"] = (to_add, to_remove)
         return plan
 
+    def guard(self, volume, plan):
+        """Price what ``plan`` creates (``volume`` without an id) or grows from the catalog, and
+        refuse it over ``max_price_per_hour`` before any change. A plan that changes no price
+        reads no catalog."""
+        if volume.get("id") and "size" not in plan:
+            return
+        size = plan.get("size", volume.get("size"))
+        self.planned_cost = cost([volume_part("volume %s" % plan.get("name", volume.get("name")), volume.get("type"), size,
+                                              self.prices.volume(volume.get("type"), size))])
+        refuse_over_cap(self.planned_cost, self.params["max_price_per_hour"], describe(volume))
+
     def predicted(self, volume, plan):
         """The volume as applying ``plan`` (and waiting) will leave it, for check mode."""
         result = copy.deepcopy(volume)
         result.update((key, plan[key]) for key in ("name", "size") if key in plan)
+        if "size" in plan:
+            result.pop("base_hourly_cost", None)  # what the API will charge is the planned cost
         if "attach" in plan or "detach" in plan:
             detached = [record["id"] for record in plan.get("detach", [])]
             result["instances"] = [record for record in result.get("instances") or [] if record["id"] not in detached]
@@ -490,6 +548,16 @@ class Volume(Resource):
             apply_tag_changes(self.client, self.item_path(volume_id, "tags"), *plan["tags"])
         return self.fetch(volume_id)
 
+    def result(self, changed, before, after):
+        if not after:
+            after_cost = cost([])
+        elif after.get("base_hourly_cost") is not None:
+            after_cost = existing_volume_cost(after)
+        else:
+            after_cost = self.planned_cost
+        return with_cost(super(Volume, self).result(changed, before, after), after_cost,
+                         existing_volume_cost(before) if before else None)
+
     def view(self, resource):
         if not resource:
             return {}
@@ -508,6 +576,7 @@ class Volume(Resource):
 
     def converge_existing(self, volume):
         plan = self.plan(volume)
+        self.guard(volume, plan)
         after = self.predicted(volume, plan) if self.module.check_mode else self.apply(volume, plan)
         return self.result(bool(plan), volume, after)
 
@@ -520,6 +589,7 @@ class Volume(Resource):
                "location": params["location_code"], "status": "detached", "instances": [], "tags": []}
         # a new volume gets its attachments and tags with the create request itself
         plan = self.plan(new)
+        self.guard(new, plan)
         if self.module.check_mode:
             return self.result(True, None, self.predicted(new, plan))
         to_attach = plan.get("attach", [])
@@ -549,6 +619,7 @@ class Volume(Resource):
         # what follows the copy (grow, attach, tag) is planned on the copy-to-be, so that a bad
         # request fails before anything is copied
         plan = self.plan(copied)
+        self.guard(copied, plan)
         if self.module.check_mode:
             return self.result(True, None, self.predicted(copied, plan))
         body = {"action": "clone", "id": source["id"], "name": params["name"]}
@@ -599,6 +670,7 @@ class Volume(Resource):
         restored = dict((key, value) for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted"))
         restored["status"] = "detached"
         plan = self.plan(restored)
+        self.guard(restored, plan)
         if self.module.check_mode:
             return self.result(True, volume, self.predicted(restored, plan))
         self.action(volume["id"], "restore")
@@ -638,6 +710,7 @@ def main():
     )
     argument_spec.update(WAIT_ARGUMENT_SPEC)
     argument_spec.update(TAGS_ARGUMENT_SPEC)
+    argument_spec.update(CAP_ARGUMENT_SPEC)
     module = CloudComputeModule(
         argument_spec=argument_spec,
         required_one_of=[("id", "name")],

@@ -4,12 +4,20 @@ import pytest
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     CHARGED_KINDS,
+    PriceBook,
+    check_cap_option,
+    check_runway_option,
     cluster_hourly_price,
     cost,
     describe_cost,
     instance_hourly_price,
+    over_cap,
+    refuse_over_cap,
+    runway_hours,
     volume_hourly_price,
+    with_cost,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 
 VOLUME_TYPES = [{"type": "NVMe", "price": {"price_per_month_per_gb": 0.2, "currency": "usd"}},
                 {"type": "HDD", "price": {"price_per_month_per_gb": 0.05, "currency": "usd"}}]
@@ -53,3 +61,77 @@ def test_what_the_api_charges():
     assert not CHARGED_KINDS["volume"].is_charged({"status": "deleted", "is_permanently_deleted": True})
     trashed = {"id": "v", "name": "data", "type": "NVMe", "status": "deleted", "base_hourly_cost": 0.0274, "tags": []}
     assert CHARGED_KINDS["volume"].summary(trashed)["price_per_hour"] == 0.0274
+
+
+CATALOGS = {"/instance-types": INSTANCE_TYPES, "/volume-types": VOLUME_TYPES + [
+    {"type": "NVMe_Shared_Cluster", "price": {"price_per_month_per_gb": 0.3, "currency": "usd"}}],
+    "/cluster-types": CLUSTER_TYPES}
+
+
+def test_an_instance_deploy_costs_the_instance_and_every_volume_it_creates():
+    prices = PriceBook(None, CATALOGS)
+    body = {"hostname": "a", "instance_type": "1V100.6V", "is_spot": True,
+            "os_volume": {"name": "a-os", "size": 100}, "volumes": [{"name": "a-data", "size": 2000, "type": "HDD"}]}
+    assert prices.instance_deploy(body, boots_from_volume=False) == {
+        "price_per_hour": 0.300883, "currency": "usd", "basis": [
+            {"item": "instance 1V100.6V (spot)", "price_per_hour": 0.1365},
+            {"item": "OS volume a-os NVMe 100 GB", "price_per_hour": 0.027397},
+            {"item": "volume a-data HDD 2000 GB", "price_per_hour": 0.136986}]}
+    # booting from a kept OS volume creates none: it is charged already
+    assert prices.instance_deploy(body, boots_from_volume=True)["price_per_hour"] == 0.273486
+
+
+def test_a_long_term_deploy_is_charged_the_on_demand_price():
+    cost_value = PriceBook(None, CATALOGS).instance_deploy(
+        {"instance_type": "1V100.6V", "contract": "LONG_TERM", "os_volume": {"name": "os", "size": 50}}, False)
+    assert cost_value["basis"][0] == {"item": "instance 1V100.6V (long-term, on-demand price)", "price_per_hour": 0.39}
+
+
+def test_an_os_volume_the_api_sizes_is_named_but_not_priced():
+    cost_value = PriceBook(None, CATALOGS).instance_deploy({"instance_type": "1V100.6V"}, False)
+    assert cost_value["price_per_hour"] == 0.39
+    assert cost_value["basis"][1]["price_per_hour"] is None
+    assert describe_cost(cost_value).endswith("size chosen by the API (give os_volume to price it) not priced)")
+
+
+def test_a_cluster_deploy_costs_the_cluster_and_its_shared_volume():
+    cost_value = PriceBook(None, CATALOGS).cluster_deploy(
+        {"cluster_type": "16H100", "shared_volume": {"name": "home", "size": 1000}})
+    assert cost_value["price_per_hour"] == 37.050959
+    assert cost_value["basis"][1]["item"] == "shared volume home NVMe_Shared_Cluster 1000 GB"
+
+
+def test_an_unknown_type_cannot_be_priced():
+    with pytest.raises(ModuleFailure, match="cannot price the plan: instance type '9X100' is not in the catalog"):
+        PriceBook(None, CATALOGS).instance("9X100", False)
+
+
+def test_the_cap():
+    plan = cost([("instance 1V100.6V (on-demand)", 0.39)])
+    assert over_cap(plan, None, "x") is None
+    assert over_cap(plan, 0.39, "x") is None
+    assert over_cap(plan, 0.38, "instance a") == (
+        "instance a would cost 0.39 usd/h (instance 1V100.6V (on-demand) 0.39), over max_price_per_hour 0.38")
+    with pytest.raises(ModuleFailure, match="; nothing was changed") as refused:
+        refuse_over_cap(plan, 0.1, "instance a")
+    assert refused.value.result["cost"] == plan
+
+
+@pytest.mark.parametrize("cap", [0, -1, -0.01])
+def test_a_cap_must_be_a_positive_price(cap):
+    with pytest.raises(ModuleFailure, match="must be a positive price per hour"):
+        check_cap_option(cap)
+
+
+def test_runway():
+    assert runway_hours(100.0, 8.0) == 12.5
+    assert runway_hours(100.0, 0) is None
+    with pytest.raises(ModuleFailure, match="zero or more hours"):
+        check_runway_option(-1)
+
+
+def test_the_diff_carries_the_price_before_and_after():
+    result = {"diff": {"before": {"id": "a"}, "after": {}}}
+    with_cost(result, cost([]), cost([("instance", 1.5)]))
+    assert result["diff"] == {"before": {"id": "a", "price_per_hour": 1.5}, "after": {}}
+    assert result["cost"] == {"price_per_hour": 0, "currency": "usd", "basis": []}

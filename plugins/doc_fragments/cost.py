@@ -1,0 +1,38 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment:
+    # plugins/module_utils/_cost.py CAP_ARGUMENT_SPEC and RUNWAY_ARGUMENT_SPEC: keep in step.
+    DOCUMENTATION = r"""
+options:
+  max_price_per_hour:
+    description:
+      - The most the run may commit to per hour, in the currency of the catalogs (USD). A plan
+        that would cost more (RV(cost.price_per_hour) of what it creates, or grows) fails before
+        any request that changes anything, naming the price, the cap and what makes the price
+        up (RV(cost.basis)). Check mode refuses it the same way.
+      - It limits what the run creates or grows; an existing resource it leaves as it is does not
+        fail, whatever it costs.
+      - It must be a positive number.
+    type: float
+"""
+
+    RUNWAY = r"""
+options:
+  min_balance_hours:
+    description:
+      - Refuse a deploy that would leave the project less than this many hours of runway, the
+        balance over the project's new hourly charge (what every instance, cluster and volume
+        is charged now, as M(cloudcompute.cloud.cost_info) counts it, plus this deploy's
+        price). Check mode refuses it the same way.
+      - Reading the project's charge costs five reads (instances, clusters, volumes, the
+        trash, the balance), made only when something is deployed.
+      - RV(runway) reports what was found.
+    type: float
+"""
