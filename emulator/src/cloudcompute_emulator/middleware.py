@@ -112,7 +112,7 @@ class EmulatorMiddleware:
         try:
             await self.app(scope, receive, committing_send)
         except Exception:
-            # Starlette already answered 500 through errors.py and logged the traceback;
+            # Starlette already answered 500 through http_errors.py and logged the traceback;
             # only an error before any response still needs an answer here.
             if not started:
                 log.exception("unhandled error")

@@ -17,19 +17,15 @@ become ``detached`` and stay, to be deleted by hand (spec section 3).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cloudcompute_emulator import catalog, kinds, tags
 from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.errors import invalid, not_found
-from cloudcompute_emulator.lifecycle import transition_hook
-from cloudcompute_emulator.projects import close_charges, register_billable
+from cloudcompute_emulator.ports import Domain
+from cloudcompute_emulator.projects import close_charges
 from cloudcompute_emulator.resources.instances import allocate_address, allocate_private_address
 from cloudcompute_emulator.store import Record
-
-if TYPE_CHECKING:
-    from cloudcompute_emulator.context import ApiContext
-    from cloudcompute_emulator.state import EmulatorState
 
 # Statuses of a provisioned cluster: it has a jump host address and worker nodes.
 PROVISIONED = frozenset({"running", "offline"})
@@ -38,18 +34,15 @@ POWER_TARGET = {"boot": "running", "shutdown": "offline", "force_shutdown": "off
 EXTENSION_SETTINGS = ("auto_renew", "pay_as_you_go", "end_contract")
 
 
-def _cluster_rate(cluster: Record) -> float | None:
+def hourly_rate(cluster: Record) -> float | None:
     return None if cluster["status"] in NOT_BILLED else cluster["price_per_hour"]
-
-
-register_billable(kinds.CLUSTERS, _cluster_rate)
 
 
 # -- records and view ----------------------------------------------------------------------------
 
 
 def new_record(
-    state: EmulatorState,
+    state: Domain,
     project_id: str,
     *,
     hostname: str,
@@ -96,7 +89,7 @@ def new_record(
     }
 
 
-def attach_shared_volume(state: EmulatorState, cluster: Record, volume: Record, mount_point: str) -> None:
+def attach_shared_volume(state: Domain, cluster: Record, volume: Record, mount_point: str) -> None:
     volume["cluster_id"] = cluster["id"]
     volume["status"] = "attached"
     volume["target"] = None
@@ -117,7 +110,7 @@ _HARDWARE: dict[str, dict[str, Any]] = {
 }
 
 
-def _shared_volume_views(state: EmulatorState, cluster: Record) -> list[dict[str, Any]]:
+def _shared_volume_views(state: Domain, cluster: Record) -> list[dict[str, Any]]:
     table = state.store.table(kinds.VOLUMES)
     views = []
     for mount in cluster["shared_volumes"]:
@@ -129,7 +122,7 @@ def _shared_volume_views(state: EmulatorState, cluster: Record) -> list[dict[str
     return views
 
 
-def view(state: EmulatorState, cluster: Record) -> dict[str, Any]:
+def view(state: Domain, cluster: Record) -> dict[str, Any]:
     image = catalog.IMAGES_BY_TYPE.get(cluster["image"])
     extension = cluster["extension_settings"]
     return {
@@ -162,33 +155,24 @@ def view(state: EmulatorState, cluster: Record) -> dict[str, Any]:
     }
 
 
-def find(ctx: ApiContext, cluster_id: str) -> Record:
-    cluster = ctx.store.get(kinds.CLUSTERS, cluster_id)
-    if cluster is None or cluster["project_id"] != ctx.project_id:
-        raise not_found(f"Cluster {cluster_id}")
-    return cluster
-
-
 # -- transitions ---------------------------------------------------------------------------------
 
 
-def start_lifecycle(state: EmulatorState, cluster: Record, start: float | None = None) -> None:
+def start_lifecycle(state: Domain, cluster: Record, start: float | None = None) -> None:
     state.scheduler.schedule_step(state, kinds.CLUSTERS, cluster, "cluster.ordered", start=start, hook="cluster.provisioning")
 
 
-@transition_hook("cluster.provisioning")
-def _provisioning(state: EmulatorState, cluster: Record, at: float, _params: dict) -> None:
+def _provisioning(state: Domain, cluster: Record, at: float, _params: dict) -> None:
     cluster["status"] = "provisioning"
     state.store.save(kinds.CLUSTERS, cluster)
     state.scheduler.schedule_step(state, kinds.CLUSTERS, cluster, "cluster.provisioning", start=at, hook="cluster.running")
 
 
-@transition_hook("cluster.running")
-def _running(state: EmulatorState, cluster: Record, _at: float, _params: dict) -> None:
+def _running(state: Domain, cluster: Record, _at: float, _params: dict) -> None:
     provision(state, cluster, "running")
 
 
-def provision(state: EmulatorState, cluster: Record, status: str) -> None:
+def provision(state: Domain, cluster: Record, status: str) -> None:
     """The jump host's address and the worker nodes (in ``status``), as a finished deploy has them."""
     if cluster["ip"] is None:
         cluster["ip"] = allocate_address(state)
@@ -219,7 +203,7 @@ def _find_node(cluster: Record, node_id: str) -> Record | None:
     return next((node for node in cluster["worker_nodes"] if node["id"] == node_id), None)
 
 
-def node_action(state: EmulatorState, cluster: Record, node_id: str, action: str) -> str:
+def node_action(state: Domain, cluster: Record, node_id: str, action: str) -> str:
     """Dispatch a power action to a worker or (``node_id`` = cluster id) the jump host.
 
     Returns the node's role (``worker`` or ``jump_host``). 404 for an unknown node; 400 when the
@@ -244,7 +228,7 @@ def _require_provisioned(cluster: Record, action: str, what: str) -> None:
         raise invalid(f"Cannot {action} {what} cluster {cluster['id']} while the cluster is {cluster['status']}")
 
 
-def _dispatch(state: EmulatorState, cluster: Record, node: Record, action: str, target: str, node_id: str) -> None:
+def _dispatch(state: Domain, cluster: Record, node: Record, action: str, target: str, node_id: str) -> None:
     pending = node.get("pending_power")
     if pending == target:
         return
@@ -262,8 +246,7 @@ def _dispatch(state: EmulatorState, cluster: Record, node: Record, action: str, 
     )
 
 
-@transition_hook("cluster.node_power_done")
-def _node_power_done(state: EmulatorState, cluster: Record, _at: float, params: dict) -> None:
+def _node_power_done(state: Domain, cluster: Record, _at: float, params: dict) -> None:
     if cluster["status"] not in PROVISIONED:
         return
     node = cluster if params["node_id"] == cluster["id"] else _find_node(cluster, params["node_id"])
@@ -277,7 +260,7 @@ def _node_power_done(state: EmulatorState, cluster: Record, _at: float, params: 
 # -- discontinue ---------------------------------------------------------------------------------
 
 
-def discontinue(state: EmulatorState, cluster: Record) -> bool:
+def discontinue(state: Domain, cluster: Record) -> bool:
     """Stop charging now and remove the cluster after a while. False when already on its way."""
     if cluster["status"] == "deleting":
         return False
@@ -293,8 +276,7 @@ def discontinue(state: EmulatorState, cluster: Record) -> bool:
     return True
 
 
-@transition_hook("cluster.remove")
-def _remove(state: EmulatorState, cluster: Record, at: float, _params: dict) -> None:
+def _remove(state: Domain, cluster: Record, at: float, _params: dict) -> None:
     table = state.store.table(kinds.VOLUMES)
     for mount in cluster["shared_volumes"]:
         volume = table.get(mount["id"])
@@ -305,3 +287,11 @@ def _remove(state: EmulatorState, cluster: Record, at: float, _params: dict) -> 
             state.store.save(kinds.VOLUMES, volume)
     # gone from the API; kept for raw dumps
     state.store.retire(kinds.CLUSTERS, cluster["id"], isoformat(at))
+
+
+TRANSITION_HOOKS = {
+    "cluster.provisioning": _provisioning,
+    "cluster.running": _running,
+    "cluster.node_power_done": _node_power_done,
+    "cluster.remove": _remove,
+}

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import copy
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cloudcompute_emulator import catalog, kinds, projects
 from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.errors import ApiError, conflict, invalid, not_found
-from cloudcompute_emulator.lifecycle import transition_hook
+from cloudcompute_emulator.ports import Domain, Principal
 from cloudcompute_emulator.resources import secrets
+from cloudcompute_emulator.resources.ownership import find_owned
 from cloudcompute_emulator.schemas.serverless import (
     ComputeInput,
     ContainerInput,
@@ -39,10 +40,6 @@ from cloudcompute_emulator.schemas.serverless import (
 )
 from cloudcompute_emulator.store import Record
 from cloudcompute_emulator.timing import step_seconds
-
-if TYPE_CHECKING:
-    from cloudcompute_emulator.context import ApiContext
-    from cloudcompute_emulator.state import EmulatorState
 
 CONTAINERS = kinds.CONTAINER_DEPLOYMENTS
 JOBS = kinds.JOB_DEPLOYMENTS
@@ -77,19 +74,19 @@ STARTING_STATUSES = frozenset({"initializing", "image_pulling"})
 # -- checks and normalisation of request parts ----------------------------------------------------------
 
 
-def _volume_mount(ctx: ApiContext, mount: VolumeMountInput, where: str) -> dict[str, Any]:
+def _volume_mount(state: Domain, project_id: str, mount: VolumeMountInput, where: str) -> dict[str, Any]:
     mount_path = mount.mount_path or DEFAULT_MOUNT_PATH[mount.type]
     if mount_path is None:
         raise invalid(f"{where}.mount_path: required for a {mount.type} mount")
     if mount.type == "secret":
         if not mount.secret_name:
             raise invalid(f"{where}.secret_name: required for a secret mount")
-        secrets.require_exists(ctx.state, ctx.project_id, kinds.FILE_SECRETS, mount.secret_name, f"{where}.secret_name")
+        secrets.require_exists(state, project_id, kinds.FILE_SECRETS, mount.secret_name, f"{where}.secret_name")
     if mount.volume_id is not None:
         if mount.type != "shared":
             raise invalid(f"{where}.volume_id: only a shared mount names a volume")
-        volume = ctx.store.get(kinds.VOLUMES, mount.volume_id)
-        if volume is None or volume["project_id"] != ctx.project_id or volume["status"] == "deleted":
+        volume = find_owned(state, kinds.VOLUMES, mount.volume_id, project_id)
+        if volume is None or volume["status"] == "deleted":
             raise invalid(f"{where}.volume_id: volume {mount.volume_id} not found")
         if not catalog.VOLUME_TYPES_BY_NAME[volume["type"]].is_shared_fs:
             raise invalid(f"{where}.volume_id: volume {mount.volume_id} is not a shared file system")
@@ -106,10 +103,10 @@ def env_vars(variables: list[EnvVarInput], where: str) -> list[dict[str, str]]:
     return [{"type": v.type, "name": v.name, "value_or_reference_to_secret": v.value_or_reference_to_secret} for v in variables]
 
 
-def containers(ctx: ApiContext, inputs: list[ContainerInput], previous: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def containers(state: Domain, project_id: str, inputs: list[ContainerInput], previous: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Stored containers, with their defaults filled in; ``last_updated_at`` moves only when the
     container's image changes."""
-    now = isoformat(ctx.now())
+    now = isoformat(state.clock.now())
     before = {container["name"]: container for container in previous or []}
     result = []
     for index, container in enumerate(inputs):
@@ -118,14 +115,14 @@ def containers(ctx: ApiContext, inputs: list[ContainerInput], previous: list[dic
         image = container.image if isinstance(container.image, str) else container.image.image
         healthcheck = container.healthcheck
         overrides = container.entrypoint_overrides
-        mounts = [_volume_mount(ctx, mount, f"{where}.volume_mounts[{number}]") for number, mount in enumerate(container.volume_mounts or [])]
+        mounts = [_volume_mount(state, project_id, mount, f"{where}.volume_mounts[{number}]") for number, mount in enumerate(container.volume_mounts or [])]
         paths = [mount["mount_path"] for mount in mounts]
         if len(set(paths)) != len(paths):
             raise invalid(f"{where}.volume_mounts: two mounts at the same path")
         env = env_vars(container.env or [], f"{where}.env")
         for variable in env:
             if variable["type"] == "secret":
-                secrets.require_exists(ctx.state, ctx.project_id, kinds.SECRETS, variable["value_or_reference_to_secret"],
+                secrets.require_exists(state, project_id, kinds.SECRETS, variable["value_or_reference_to_secret"],
                                        f"{where}.env.{variable['name']}")
         old = before.get(name)
         result.append(
@@ -161,23 +158,23 @@ def compute(spec: ComputeInput) -> dict[str, Any]:
     return {"name": resource.name, "size": resource.size}
 
 
-def check_can_deploy(ctx: ApiContext, compute_spec: dict[str, Any]) -> None:
+def check_can_deploy(state: Domain, project_id: str, compute_spec: dict[str, Any]) -> None:
     """After the 400s and 409s: 402 when the balance is not positive, 503 when the compute
     resource is not available (nothing is created)."""
-    if projects.balance(ctx.state, ctx.project_id) <= 0:
+    if projects.balance(state, project_id) <= 0:
         raise ApiError(402, "Not enough funds to deploy: the project balance is not positive")
     if not catalog.SERVERLESS_COMPUTE_BY_KEY[(compute_spec["name"], compute_spec["size"])].is_available:
         raise ApiError(503, f"No capacity for serverless compute {compute_spec['name']} x{compute_spec['size']} at the moment; "
                        "retry later or choose another")
 
 
-def registry_settings(ctx: ApiContext, spec: RegistrySettingsInput | None) -> dict[str, Any]:
+def registry_settings(state: Domain, project_id: str, spec: RegistrySettingsInput | None) -> dict[str, Any]:
     if spec is None:
         return dict(PUBLIC_REGISTRY)
     if spec.is_private and spec.credentials is None:
         raise invalid("container_registry_settings.credentials: required for a private registry")
     if spec.is_private and spec.credentials is not None:
-        secrets.require_exists(ctx.state, ctx.project_id, kinds.REGISTRY_CREDENTIALS, spec.credentials.name,
+        secrets.require_exists(state, project_id, kinds.REGISTRY_CREDENTIALS, spec.credentials.name,
                                "container_registry_settings.credentials.name")
     return {"is_private": spec.is_private, "credentials": {"name": spec.credentials.name} if spec.is_private and spec.credentials else None}
 
@@ -205,7 +202,9 @@ def job_scaling(spec: JobScalingInput | None, base: dict[str, Any] | None = None
 
 
 def new_record(
-    ctx: ApiContext,
+    state: Domain,
+    caller: Principal,
+    base_url: str,
     kind: str,
     *,
     name: str,
@@ -215,20 +214,21 @@ def new_record(
     registry: dict[str, Any],
     is_spot: bool = False,
 ) -> Record:
-    now = isoformat(ctx.now())
+    now = isoformat(state.clock.now())
     return {
         "id": new_id(),
         "kind": kind,
-        "project_id": ctx.project_id,
+        "project_id": caller.project_id,
         "name": name,
         "containers": containers,
         "compute": compute,
         "scaling": scaling,
         "container_registry_settings": registry,
         "is_spot": is_spot,
-        "endpoint_base_url": endpoint_base_url(ctx, name),
+        # the emulator serves the deployed endpoint itself (routes/inference.py)
+        "endpoint_base_url": f"{base_url.rstrip('/')}/inference/{name}",
         "created_at": now,
-        "created_by_user_id": ctx.caller.user_id,
+        "created_by_user_id": caller.user_id,
         "status": "running" if kind == JOBS else "initializing",
         "generation": 0,
         "started_at": now,
@@ -238,20 +238,20 @@ def new_record(
     }
 
 
-def find(ctx: ApiContext, kind: str, name: str) -> Record:
+def find(state: Domain, project_id: str, kind: str, name: str) -> Record:
     """A live deployment by name (a container deployment being deleted is no longer found)."""
-    for record in ctx.store.records(kind, ctx.project_id):
+    for record in state.store.records(kind, project_id):
         if record["name"] == name and not (kind == CONTAINERS and record["deleting"]):
             return record
     raise not_found(f"{LABEL[kind]} {name}")
 
 
-def live(ctx: ApiContext, kind: str) -> list[Record]:
-    return [record for record in ctx.store.records(kind, ctx.project_id) if not (kind == CONTAINERS and record["deleting"])]
+def live(state: Domain, project_id: str, kind: str) -> list[Record]:
+    return [record for record in state.store.records(kind, project_id) if not (kind == CONTAINERS and record["deleting"])]
 
 
-def require_free_name(ctx: ApiContext, kind: str, name: str) -> None:
-    for record in ctx.store.records(kind, ctx.project_id):
+def require_free_name(state: Domain, project_id: str, kind: str, name: str) -> None:
+    for record in state.store.records(kind, project_id):
         if record["name"] == name:
             state = " (it is being deleted)" if record["deleting"] else ""
             raise conflict(f"A {LABEL[kind].lower()} named '{name}' already exists{state}")
@@ -260,11 +260,6 @@ def require_free_name(ctx: ApiContext, kind: str, name: str) -> None:
 def require_not_deleting(record: Record, kind: str) -> None:
     if record["deleting"]:
         raise invalid(f"{LABEL[kind]} {record['name']} is being deleted")
-
-
-def endpoint_base_url(ctx: ApiContext, name: str) -> str:
-    # the emulator serves the deployed endpoint itself (routes/inference.py)
-    return f"{str(ctx.request.base_url).rstrip('/')}/inference/{name}"
 
 
 def _containers_view(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -315,14 +310,14 @@ def replicas(record: Record) -> list[dict[str, str]]:
 # -- container state machine -----------------------------------------------------------------------------
 
 
-def begin(state: EmulatorState, deployment: Record, chain: list[tuple[str, str]], at: float | None = None) -> None:
+def begin(state: Domain, deployment: Record, chain: list[tuple[str, str]], at: float | None = None) -> None:
     """Start a status chain (create, update, restart); earlier pending steps no longer apply."""
     deployment["generation"] += 1
     deployment["started_at"] = isoformat(state.clock.now() if at is None else at)
     _step(state, deployment, chain, at)
 
 
-def _step(state: EmulatorState, deployment: Record, chain: list[tuple[str, str]] | list[list[str]], at: float | None) -> None:
+def _step(state: Domain, deployment: Record, chain: list[tuple[str, str]] | list[list[str]], at: float | None) -> None:
     (status, step), rest = chain[0], chain[1:]
     deployment["status"] = status
     state.store.save(CONTAINERS, deployment)
@@ -332,8 +327,7 @@ def _step(state: EmulatorState, deployment: Record, chain: list[tuple[str, str]]
     )
 
 
-@transition_hook("container.next_status")
-def _next_status(state: EmulatorState, deployment: Record, at: float, params: dict) -> None:
+def _next_status(state: Domain, deployment: Record, at: float, params: dict) -> None:
     if params["chain"]:
         _step(state, deployment, params["chain"], at)
         return
@@ -342,7 +336,7 @@ def _next_status(state: EmulatorState, deployment: Record, at: float, params: di
     state.store.save(CONTAINERS, deployment)
 
 
-def pause(state: EmulatorState, record: Record) -> bool:
+def pause(state: Domain, record: Record) -> bool:
     if record["status"] == "paused":
         return False
     record["generation"] += 1
@@ -351,7 +345,7 @@ def pause(state: EmulatorState, record: Record) -> bool:
     return True
 
 
-def resume(state: EmulatorState, record: Record) -> bool:
+def resume(state: Domain, record: Record) -> bool:
     if record["status"] != "paused":
         return False
     if record["kind"] == CONTAINERS:
@@ -363,7 +357,7 @@ def resume(state: EmulatorState, record: Record) -> bool:
     return True
 
 
-def rolled_out(state: EmulatorState, record: Record) -> None:
+def rolled_out(state: Domain, record: Record) -> None:
     """A new version of a container deployment's configuration: roll it out unless paused."""
     if record["status"] != "paused":
         begin(state, record, UPDATE_CHAIN)
@@ -372,7 +366,7 @@ def rolled_out(state: EmulatorState, record: Record) -> None:
 # -- deletion ------------------------------------------------------------------------------------------
 
 
-def delete(state: EmulatorState, record: Record, timeout_ms: int) -> bool:
+def delete(state: Domain, record: Record, timeout_ms: int) -> bool:
     """Start deleting; True when the deployment is already gone (the wait covered the removal)."""
     now = state.clock.now()
     removal = step_seconds("deployment.deleting", state.settings.profile)
@@ -390,6 +384,11 @@ def delete(state: EmulatorState, record: Record, timeout_ms: int) -> bool:
     return False
 
 
-@transition_hook("deployment.remove")
-def _remove(state: EmulatorState, record: Record, at: float, _params: dict | None = None) -> None:
+def _remove(state: Domain, record: Record, at: float, _params: dict | None = None) -> None:
     state.store.retire(record["kind"], record["id"], isoformat(at))
+
+
+TRANSITION_HOOKS = {
+    "container.next_status": _next_status,
+    "deployment.remove": _remove,
+}

@@ -9,9 +9,9 @@ from fastapi import APIRouter
 from cloudcompute_emulator import capacity, catalog, kinds, projects, tags
 from cloudcompute_emulator.context import ApiContext, Context, UserAgent
 from cloudcompute_emulator.errors import ApiError, invalid
-from cloudcompute_emulator.resources import clusters, references, volumes
+from cloudcompute_emulator.resources import clusters, instances, references, volumes
+from cloudcompute_emulator.resources.ownership import find_owned
 from cloudcompute_emulator.routes import _responses
-from cloudcompute_emulator.routes.instances import HOSTNAME
 from cloudcompute_emulator.routes.tags import add_tag_routes
 from cloudcompute_emulator.schemas.clusters import Cluster, ClusterActions, ClusterCreated, ClusterDeploy, NodeAction
 from cloudcompute_emulator.store import Record
@@ -38,8 +38,8 @@ async def list_clusters(ctx: Context):
 def _resolve_existing_volumes(ctx: ApiContext, body: ClusterDeploy) -> list[Record]:
     found = []
     for volume_id in dict.fromkeys(ref.id for ref in body.existing_volumes or []):
-        volume = ctx.store.get(kinds.VOLUMES, volume_id)
-        if volume is None or volume["project_id"] != ctx.project_id or volume["is_permanently_deleted"]:
+        volume = find_owned(ctx.state, kinds.VOLUMES, volume_id, ctx.project_id)
+        if volume is None or volume["is_permanently_deleted"]:
             raise invalid(f"existing_volumes: volume {volume_id} not found")
         if not catalog.VOLUME_TYPES_BY_NAME[volume["type"]].is_shared_fs:
             raise invalid(f"existing_volumes: volume {volume_id} is a {volume['type']} volume, not a shared file system")
@@ -68,7 +68,7 @@ def _check_deploy_request(ctx: ApiContext, body: ClusterDeploy) -> dict[str, Any
     cluster_type = catalog.CLUSTER_TYPES_BY_CODE.get(body.cluster_type)
     if cluster_type is None:
         raise invalid(f"cluster_type: unknown cluster type '{body.cluster_type}' (see GET /v1/cluster-types)")
-    if not HOSTNAME.match(body.hostname):
+    if not instances.HOSTNAME.match(body.hostname):
         raise invalid("hostname: letters, digits, '-' and '.' only, starting and ending with a letter or digit")
     if body.image not in cluster_type.supported_os:
         if body.image in catalog.CLUSTER_IMAGES_BY_TYPE:
@@ -76,10 +76,10 @@ def _check_deploy_request(ctx: ApiContext, body: ClusterDeploy) -> dict[str, Any
         raise invalid(f"image: '{body.image}' is not a cluster image type from GET /v1/images/cluster")
     if body.contract == "LONG_TERM":
         raise invalid("contract: only PAY_AS_YOU_GO is currently supported for clusters")
-    ssh_key_ids = references.ssh_key_ids(ctx, body.ssh_key_ids)
+    ssh_key_ids = references.ssh_key_ids(ctx.state, ctx.project_id, body.ssh_key_ids)
     if not ssh_key_ids:
         raise invalid("ssh_key_ids: at least one SSH key is required for the jump host")
-    references.startup_script_id(ctx, body.startup_script_id)
+    references.startup_script_id(ctx.state, ctx.project_id, body.startup_script_id)
     existing = _resolve_existing_volumes(ctx, body)
     tags.check_inputs(body.tags)
     if projects.balance(ctx.state, ctx.project_id) <= 0:
@@ -132,7 +132,7 @@ async def deploy_cluster(ctx: Context, _user_agent: UserAgent, body: ClusterDepl
 )
 async def cluster_action(ctx: Context, body: ClusterActions):
     # all or nothing: every cluster is looked up before any is discontinued
-    targets = {item.id: clusters.find(ctx, item.id) for item in body.actions}
+    targets = {item.id: ctx.get_owned(kinds.CLUSTERS, item.id) for item in body.actions}
     for cluster in targets.values():
         if clusters.discontinue(ctx.state, cluster):
             _audit(ctx, "delete", cluster, operation="discontinue")
@@ -141,7 +141,7 @@ async def cluster_action(ctx: Context, body: ClusterActions):
 
 @router.get("/v1/clusters/{id}", response_model=Cluster, responses=_responses.errors(404), summary="One cluster")
 async def get_cluster(ctx: Context, id: str):  # noqa: A002 - the spec's parameter name
-    return _responses.json(clusters.view(ctx.state, clusters.find(ctx, id)))
+    return _responses.json(clusters.view(ctx.state, ctx.get_owned(kinds.CLUSTERS, id)))
 
 
 @router.post(
@@ -152,7 +152,7 @@ async def get_cluster(ctx: Context, id: str):  # noqa: A002 - the spec's paramet
     summary="Power action on a worker node, or on the jump host (nodeId = the cluster id)",
 )
 async def node_action(ctx: Context, clusterId: str, nodeId: str, body: NodeAction):  # noqa: N803
-    cluster = clusters.find(ctx, clusterId)
+    cluster = ctx.get_owned(kinds.CLUSTERS, clusterId)
     role = clusters.node_action(ctx.state, cluster, nodeId, body.action)
     _audit(ctx, NODE_AUDIT_ACTION[body.action], cluster, node_id=nodeId, node_role=role, operation=body.action)
     return _responses.empty(202)
@@ -160,5 +160,5 @@ async def node_action(ctx: Context, clusterId: str, nodeId: str, body: NodeActio
 
 add_tag_routes(
     router, prefix="/v1/clusters", kind=kinds.CLUSTERS, label="cluster", object_type="compute",
-    find=clusters.find, view=clusters.view,
+    view=clusters.view,
 )

@@ -58,15 +58,16 @@ def _audit(ctx: ApiContext, action: str, record: Record, **extra: Any) -> None:
 
 
 def _find(ctx: ApiContext, name: str) -> Record:
-    return serverless.find(ctx, CONTAINERS, name)
+    return serverless.find(ctx.state, ctx.project_id, CONTAINERS, name)
 
 
 def _create(ctx: ApiContext, name: str, containers: list[dict[str, Any]], compute: dict[str, Any],
             scaling: dict[str, Any], registry: dict[str, Any], is_spot: bool) -> Record:
-    serverless.require_free_name(ctx, CONTAINERS, name)
-    serverless.check_can_deploy(ctx, compute)
+    serverless.require_free_name(ctx.state, ctx.project_id, CONTAINERS, name)
+    serverless.check_can_deploy(ctx.state, ctx.project_id, compute)
     record = serverless.new_record(
-        ctx, CONTAINERS, name=name, containers=containers, compute=compute, scaling=scaling, registry=registry, is_spot=is_spot
+        ctx.state, ctx.caller, str(ctx.request.base_url), CONTAINERS,
+        name=name, containers=containers, compute=compute, scaling=scaling, registry=registry, is_spot=is_spot,
     )
     ctx.store.insert(CONTAINERS, record)
     serverless.begin(ctx.state, record, serverless.CREATE_CHAIN)
@@ -79,15 +80,15 @@ def _create(ctx: ApiContext, name: str, containers: list[dict[str, Any]], comput
 
 @router.get(PREFIX, response_model=list[ContainerDeployment], summary="Container deployments")
 async def list_container_deployments(ctx: ServerlessContext):
-    return _responses.json([serverless.view(record) for record in serverless.live(ctx, CONTAINERS)])
+    return _responses.json([serverless.view(record) for record in serverless.live(ctx.state, ctx.project_id, CONTAINERS)])
 
 
 @router.post(PREFIX, status_code=201, response_model=ContainerDeployment, responses=_responses.errors(402, 409, 503),
              summary="Create a container deployment")
 async def create_container_deployment(ctx: ServerlessContext, body: ContainerDeploymentCreate):
     record = _create(
-        ctx, body.name, serverless.containers(ctx, body.containers), serverless.compute(body.compute),
-        serverless.container_scaling(body.scaling), serverless.registry_settings(ctx, body.container_registry_settings),
+        ctx, body.name, serverless.containers(ctx.state, ctx.project_id, body.containers), serverless.compute(body.compute),
+        serverless.container_scaling(body.scaling), serverless.registry_settings(ctx.state, ctx.project_id, body.container_registry_settings),
         bool(body.is_spot),
     )
     return _responses.json(serverless.view(record), status_code=201)
@@ -107,17 +108,17 @@ async def patch_container_deployment(ctx: ServerlessContext, deployment_name: st
         raise invalid(f"name: immutable (the deployment is {record['name']})")
     changes: dict[str, Any] = {}
     if body.containers is not None:
-        changes["containers"] = serverless.containers(ctx, body.containers, record["containers"])
+        changes["containers"] = serverless.containers(ctx.state, ctx.project_id, body.containers, record["containers"])
     if body.compute is not None:
         changes["compute"] = serverless.compute(body.compute)
     if body.container_registry_settings is not None:
-        changes["container_registry_settings"] = serverless.registry_settings(ctx, body.container_registry_settings)
+        changes["container_registry_settings"] = serverless.registry_settings(ctx.state, ctx.project_id, body.container_registry_settings)
     if body.is_spot is not None:
         changes["is_spot"] = body.is_spot
     scaling = serverless.container_scaling(body.scaling) if body.scaling is not None else record["scaling"]
     new_version = {key: value for key, value in changes.items() if value != record[key]}
     if "compute" in new_version:
-        serverless.check_can_deploy(ctx, new_version["compute"])
+        serverless.check_can_deploy(ctx.state, ctx.project_id, new_version["compute"])
     if new_version or scaling != record["scaling"]:
         record.update(new_version)
         record["scaling"] = scaling
@@ -371,7 +372,7 @@ async def deploy_template(ctx: ServerlessContext, template_id: str, body: Templa
         "healthcheck": {"enabled": True, "port": template.exposed_port, "path": template.healthcheck_path},
         "env": env, "volume_mounts": mounts,
     }
-    containers = serverless.containers(ctx, [ContainerInput.model_validate(container)])
+    containers = serverless.containers(ctx.state, ctx.project_id, [ContainerInput.model_validate(container)])
     compute = serverless.compute(body.compute) if body.compute else serverless.compute(
         ComputeInput(name=variant.recommended_compute[0], size=variant.recommended_compute[1]))
     record = _create(

@@ -49,8 +49,8 @@ def _live(ctx: ApiContext):
 
 
 def _find(ctx: ApiContext, group_id: str) -> Record:
-    group = ctx.store.get(kinds.INSTANCE_GROUPS, group_id)
-    if group is None or group["project_id"] != ctx.project_id or group["deleted_at"] is not None:
+    group = ctx.get_owned(kinds.INSTANCE_GROUPS, group_id)
+    if group["deleted_at"] is not None:
         raise not_found(f"Instance group {group_id}")
     return group
 
@@ -89,8 +89,8 @@ async def create_instance_group(ctx: Context, body: InstanceGroupCreate):
     if template.image not in instance_type.supported_os:
         raise invalid(f"template.image: '{template.image}' is not an image type supported by instance type {instance_type.code}")
     os_volume = _os_volume(template.os_volume, instance_type)
-    ssh_key_ids = references.ssh_key_ids(ctx, template.ssh_key_ids, "template.ssh_key_ids")
-    references.startup_script_id(ctx, template.startup_script_id, "template.startup_script_id")
+    ssh_key_ids = references.ssh_key_ids(ctx.state, ctx.project_id, template.ssh_key_ids, "template.ssh_key_ids")
+    references.startup_script_id(ctx.state, ctx.project_id, template.startup_script_id, "template.startup_script_id")
     _require_free_name(ctx, body.name)
     now = isoformat(ctx.now())
     group = ctx.store.insert(
@@ -153,12 +153,12 @@ async def patch_instance_group(ctx: Context, instance_group_id: str, body: Insta
         changes["description"] = body.description
     if body.template is not None:
         if body.template.ssh_key_ids is not None:
-            ssh_key_ids = references.ssh_key_ids(ctx, body.template.ssh_key_ids, "template.ssh_key_ids")
+            ssh_key_ids = references.ssh_key_ids(ctx.state, ctx.project_id, body.template.ssh_key_ids, "template.ssh_key_ids")
             if ssh_key_ids != group["template"]["ssh_key_ids"]:
                 template_changes["ssh_key_ids"] = ssh_key_ids
         if body.template.startup_script_id is not None:
             script_id = body.template.startup_script_id or None  # "" removes it
-            references.startup_script_id(ctx, script_id, "template.startup_script_id")
+            references.startup_script_id(ctx.state, ctx.project_id, script_id, "template.startup_script_id")
             if script_id != group["template"]["startup_script_id"]:
                 template_changes["startup_script_id"] = script_id
     if "name" in changes:

@@ -42,7 +42,7 @@ def _audit(ctx: ApiContext, action: str, record: Record, **extra: Any) -> None:
 
 
 def _find(ctx: ApiContext, name: str, for_change: bool = False) -> Record:
-    record = serverless.find(ctx, JOBS, name)
+    record = serverless.find(ctx.state, ctx.project_id, JOBS, name)
     if for_change:
         serverless.require_not_deleting(record, JOBS)
     return record
@@ -50,21 +50,23 @@ def _find(ctx: ApiContext, name: str, for_change: bool = False) -> Record:
 
 @router.get(PREFIX, response_model=list[JobDeployment], summary="Job deployments")
 async def list_job_deployments(ctx: ServerlessContext):
-    return _responses.json([serverless.view(record) for record in serverless.live(ctx, JOBS)])
+    return _responses.json([serverless.view(record) for record in serverless.live(ctx.state, ctx.project_id, JOBS)])
 
 
 @router.post(PREFIX, status_code=201, response_model=JobDeployment, responses=_responses.errors(402, 409, 503),
              summary="Create a job deployment")
 async def create_job_deployment(ctx: ServerlessContext, body: JobDeploymentCreate):
-    containers = serverless.containers(ctx, body.containers)
+    containers = serverless.containers(ctx.state, ctx.project_id, body.containers)
     compute = serverless.compute(body.compute)
     scaling = serverless.job_scaling(body.scaling)
-    registry = serverless.registry_settings(ctx, body.container_registry_settings)
-    serverless.require_free_name(ctx, JOBS, body.name)
-    serverless.check_can_deploy(ctx, compute)
-    record = ctx.store.insert(
-        JOBS, serverless.new_record(ctx, JOBS, name=body.name, containers=containers, compute=compute, scaling=scaling, registry=registry)
+    registry = serverless.registry_settings(ctx.state, ctx.project_id, body.container_registry_settings)
+    serverless.require_free_name(ctx.state, ctx.project_id, JOBS, body.name)
+    serverless.check_can_deploy(ctx.state, ctx.project_id, compute)
+    record = serverless.new_record(
+        ctx.state, ctx.caller, str(ctx.request.base_url), JOBS,
+        name=body.name, containers=containers, compute=compute, scaling=scaling, registry=registry,
     )
+    ctx.store.insert(JOBS, record)
     _audit(ctx, "create", record)
     return _responses.json(serverless.view(record), status_code=201)
 
@@ -82,16 +84,16 @@ async def patch_job_deployment(ctx: ServerlessContext, jobName: str, body: JobDe
         raise invalid(f"name: immutable (the job is {record['name']})")
     changes: dict[str, Any] = {}
     if body.containers is not None:
-        changes["containers"] = serverless.containers(ctx, body.containers, record["containers"])
+        changes["containers"] = serverless.containers(ctx.state, ctx.project_id, body.containers, record["containers"])
     if body.compute is not None:
         changes["compute"] = serverless.compute(body.compute)
     if body.scaling is not None:
         changes["scaling"] = serverless.job_scaling(body.scaling)
     if body.container_registry_settings is not None:
-        changes["container_registry_settings"] = serverless.registry_settings(ctx, body.container_registry_settings)
+        changes["container_registry_settings"] = serverless.registry_settings(ctx.state, ctx.project_id, body.container_registry_settings)
     changes = {key: value for key, value in changes.items() if value != record[key]}
     if "compute" in changes:
-        serverless.check_can_deploy(ctx, changes["compute"])
+        serverless.check_can_deploy(ctx.state, ctx.project_id, changes["compute"])
     if changes:
         record.update(changes)
         ctx.store.save(JOBS, record)

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from cloudcompute_emulator import kinds
 from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.context import ApiContext, Context
-from cloudcompute_emulator.errors import forbidden, not_found
+from cloudcompute_emulator.errors import forbidden
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.schemas.keys_scripts import StartupScript, StartupScriptCreate, StartupScriptDelete
 from cloudcompute_emulator.store import Record
@@ -22,13 +22,6 @@ PAGE_SIZE_MAX = 100
 
 def _view(record: Record) -> dict:
     return {"id": record["id"], "name": record["name"], "script": record["script"], "created_at": record["created_at"]}
-
-
-def _find(ctx: ApiContext, script_id: str) -> Record:
-    record = ctx.store.get(kinds.SCRIPTS, script_id)
-    if record is None or record["project_id"] != ctx.project_id:
-        raise not_found(f"Startup script {script_id}")
-    return record
 
 
 def _delete(ctx: ApiContext, records: list[Record]) -> None:
@@ -95,7 +88,7 @@ async def create_script(ctx: Context, body: StartupScriptCreate):
     summary="Delete several startup scripts",
 )
 async def delete_scripts(ctx: Context, body: StartupScriptDelete):
-    _delete(ctx, [_find(ctx, script_id) for script_id in dict.fromkeys(body.scripts)])
+    _delete(ctx, [ctx.get_owned(kinds.SCRIPTS, script_id) for script_id in dict.fromkeys(body.scripts)])
     return _responses.empty(200)
 
 
@@ -104,7 +97,7 @@ async def delete_scripts(ctx: Context, body: StartupScriptDelete):
     summary="One startup script (as a one-element array)",
 )
 async def get_script(ctx: Context, scriptId: str):  # noqa: N803
-    return _responses.json([_view(_find(ctx, scriptId))])
+    return _responses.json([_view(ctx.get_owned(kinds.SCRIPTS, scriptId))])
 
 
 @router.delete(
@@ -112,5 +105,5 @@ async def get_script(ctx: Context, scriptId: str):  # noqa: N803
     responses=_responses.errors(404), summary="Delete a startup script",
 )
 async def delete_script(ctx: Context, scriptId: str):  # noqa: N803
-    _delete(ctx, [_find(ctx, scriptId)])
+    _delete(ctx, [ctx.get_owned(kinds.SCRIPTS, scriptId)])
     return _responses.empty(200)

@@ -11,7 +11,6 @@ from fastapi import APIRouter
 from cloudcompute_emulator import kinds
 from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.context import ApiContext, Context
-from cloudcompute_emulator.errors import not_found
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.schemas.keys_scripts import SshKey, SshKeyCreate, SshKeyDelete
 from cloudcompute_emulator.store import Record
@@ -42,13 +41,6 @@ def fingerprint(public_key: str) -> str | None:
 
 def _view(record: Record) -> dict:
     return {"id": record["id"], "name": record["name"], "key": record["key"], "fingerprint": record["fingerprint"]}
-
-
-def _find(ctx: ApiContext, key_id: str) -> Record:
-    record = ctx.store.get(kinds.SSH_KEYS, key_id)
-    if record is None or record["project_id"] != ctx.project_id:
-        raise not_found(f"SSH key {key_id}")
-    return record
 
 
 def _delete(ctx: ApiContext, records: list[Record]) -> None:
@@ -89,7 +81,7 @@ def _register(prefix: str, deprecated: bool) -> None:
         deprecated=deprecated, summary="Delete several SSH keys",
     )
     async def delete_keys(ctx: Context, body: SshKeyDelete):
-        records = [_find(ctx, key_id) for key_id in dict.fromkeys(body.keys)]
+        records = [ctx.get_owned(kinds.SSH_KEYS, key_id) for key_id in dict.fromkeys(body.keys)]
         _delete(ctx, records)
         return _responses.empty(200)
 
@@ -98,14 +90,14 @@ def _register(prefix: str, deprecated: bool) -> None:
         deprecated=deprecated, summary="One SSH key (as a one-element array)",
     )
     async def get_key(ctx: Context, sshKeyId: str):  # noqa: N803 - the spec's parameter name
-        return _responses.json([_view(_find(ctx, sshKeyId))])
+        return _responses.json([_view(ctx.get_owned(kinds.SSH_KEYS, sshKeyId))])
 
     @router.delete(
         prefix + "/{sshKeyId}", status_code=200, response_class=_responses.Response,
         responses=_responses.errors(404), deprecated=deprecated, summary="Delete an SSH key",
     )
     async def delete_key(ctx: Context, sshKeyId: str):  # noqa: N803
-        _delete(ctx, [_find(ctx, sshKeyId)])
+        _delete(ctx, [ctx.get_owned(kinds.SSH_KEYS, sshKeyId)])
         return _responses.empty(200)
 
 
