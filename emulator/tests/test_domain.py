@@ -117,8 +117,9 @@ def test_a_volume_action_naming_several_volumes_is_all_or_nothing(domain: Domain
     settled = _create_volume(domain, name="settled")
     domain.advance(2)
     busy = _create_volume(domain, name="busy")  # still ordered
+    body = VolumeAction.model_validate({"action": "resize", "id": [settled["id"], busy["id"]], "size": 20})
     with pytest.raises(ApiError, match="while it is ordered"):
-        volumes.act(domain, OWNER, VolumeAction.model_validate({"action": "resize", "id": [settled["id"], busy["id"]], "size": 20}))
+        volumes.act(domain, OWNER, body)
     assert settled["size"] == 10 and busy["size"] == 10
 
 

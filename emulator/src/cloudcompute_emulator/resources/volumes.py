@@ -22,12 +22,12 @@ from collections.abc import Callable
 from typing import Any
 
 from cloudcompute_emulator import catalog, kinds, tags
-from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.audit import record_event
+from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.errors import ApiError, forbidden, invalid, not_found
 from cloudcompute_emulator.ports import Domain, Principal
-from cloudcompute_emulator.resources.ownership import get_owned
 from cloudcompute_emulator.projects import close_charges
+from cloudcompute_emulator.resources.ownership import get_owned
 from cloudcompute_emulator.schemas.volumes import VolumeAction, VolumeCreate
 from cloudcompute_emulator.store import Record
 from cloudcompute_emulator.timing import TRASH_RETENTION_SECONDS
@@ -361,7 +361,9 @@ DELETABLE_WHILE_PENDING = frozenset({"ordered", "attaching", "detaching", "cloni
 
 
 def _audit(state: Domain, caller: Principal, action: str, volume: Record, **extra: Any) -> None:
-    record_event(state, caller, "volume", action, volume["id"], location_code=volume["location"], volume=view(state, volume), **extra)
+    record_event(
+        state, caller, "volume", action, volume["id"], location_code=volume["location"], volume=view(state, volume), **extra
+    )
 
 
 def _require_not_deleted(volume: Record) -> None:
