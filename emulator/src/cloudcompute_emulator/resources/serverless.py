@@ -15,6 +15,9 @@ wait covers it the deployment is gone when the call returns (204), otherwise the
 once (202) and the deployment goes when the step completes. A container deployment being
 deleted is hidden from reads at once (its status set has no "deleting"); a job shows
 ``terminating``. Either keeps its name until it is gone.
+
+The caller's operations (create, patch, delete, restart, pause, resume, purge the queue, scaling,
+environment variables) record their audit events here; the routes parse, call and render.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import uuid
 from typing import Any
 
 from cloudcompute_emulator import catalog, kinds, projects
+from cloudcompute_emulator.audit import record_event
 from cloudcompute_emulator.clock import isoformat, new_id
 from cloudcompute_emulator.errors import ApiError, conflict, invalid, not_found
 from cloudcompute_emulator.ports import Domain, Principal
@@ -31,11 +35,18 @@ from cloudcompute_emulator.resources import secrets
 from cloudcompute_emulator.resources.ownership import find_owned
 from cloudcompute_emulator.schemas.serverless import (
     ComputeInput,
+    ContainerDeploymentCreate,
+    ContainerDeploymentPatch,
     ContainerInput,
     ContainerScalingInput,
     EnvVarInput,
+    EnvVarsChange,
+    EnvVarsDelete,
+    JobDeploymentCreate,
+    JobDeploymentPatch,
     JobScalingInput,
     RegistrySettingsInput,
+    TemplateDeploymentCreate,
     VolumeMountInput,
 )
 from cloudcompute_emulator.store import Record
@@ -336,7 +347,7 @@ def _next_status(state: Domain, deployment: Record, at: float, params: dict) -> 
     state.store.save(CONTAINERS, deployment)
 
 
-def pause(state: Domain, record: Record) -> bool:
+def _pause(state: Domain, record: Record) -> bool:
     if record["status"] == "paused":
         return False
     record["generation"] += 1
@@ -345,7 +356,7 @@ def pause(state: Domain, record: Record) -> bool:
     return True
 
 
-def resume(state: Domain, record: Record) -> bool:
+def _resume(state: Domain, record: Record) -> bool:
     if record["status"] != "paused":
         return False
     if record["kind"] == CONTAINERS:
@@ -357,7 +368,7 @@ def resume(state: Domain, record: Record) -> bool:
     return True
 
 
-def rolled_out(state: Domain, record: Record) -> None:
+def _rolled_out(state: Domain, record: Record) -> None:
     """A new version of a container deployment's configuration: roll it out unless paused."""
     if record["status"] != "paused":
         begin(state, record, UPDATE_CHAIN)
@@ -366,7 +377,7 @@ def rolled_out(state: Domain, record: Record) -> None:
 # -- deletion ------------------------------------------------------------------------------------------
 
 
-def delete(state: Domain, record: Record, timeout_ms: int) -> bool:
+def _delete(state: Domain, record: Record, timeout_ms: int) -> bool:
     """Start deleting; True when the deployment is already gone (the wait covered the removal)."""
     now = state.clock.now()
     removal = step_seconds("deployment.deleting", state.settings.profile)
@@ -386,6 +397,229 @@ def delete(state: Domain, record: Record, timeout_ms: int) -> bool:
 
 def _remove(state: Domain, record: Record, at: float, _params: dict | None = None) -> None:
     state.store.retire(record["kind"], record["id"], isoformat(at))
+
+
+# -- the caller's operations (the deployment endpoints) ---------------------------------------------
+
+OBJECT_TYPE = {CONTAINERS: "container_deployment", JOBS: "job_deployment"}
+
+
+def _audit(state: Domain, caller: Principal, action: str, record: Record, **extra: Any) -> None:
+    object_type = OBJECT_TYPE[record["kind"]]
+    record_event(state, caller, object_type, action, record["name"], **{object_type: view(record)}, **extra)
+
+
+def _find_for_change(state: Domain, caller: Principal, kind: str, name: str) -> Record:
+    record = find(state, caller.project_id, kind, name)
+    require_not_deleting(record, kind)
+    return record
+
+
+def _create(state: Domain, caller: Principal, base_url: str, kind: str, **fields: Any) -> Record:
+    require_free_name(state, caller.project_id, kind, fields["name"])
+    check_can_deploy(state, caller.project_id, fields["compute"])
+    record = new_record(state, caller, base_url, kind, **fields)
+    state.store.insert(kind, record)
+    if kind == CONTAINERS:
+        begin(state, record, CREATE_CHAIN)
+    _audit(state, caller, "create", record)
+    return record
+
+
+def create_container_deployment(state: Domain, caller: Principal, base_url: str, body: ContainerDeploymentCreate) -> Record:
+    return _create(
+        state, caller, base_url, CONTAINERS, name=body.name, containers=containers(state, caller.project_id, body.containers),
+        compute=compute(body.compute), scaling=container_scaling(body.scaling),
+        registry=registry_settings(state, caller.project_id, body.container_registry_settings), is_spot=bool(body.is_spot),
+    )
+
+
+def deploy_template(
+    state: Domain, caller: Principal, base_url: str, template: catalog.DeploymentTemplate, body: TemplateDeploymentCreate
+) -> Record:
+    """A container deployment of a template's variant, with its features' environment."""
+    variants = {variant.code: variant for variant in template.variants}
+    variant = variants.get(body.variant or template.default_variant.code)
+    if variant is None:
+        raise invalid(f"variant: template {template.code} has no variant '{body.variant}' (one of {', '.join(variants)})")
+    features = {feature.code: feature for feature in template.features}
+    chosen = body.features if body.features is not None else [code for code, feature in features.items() if feature.enabled_by_default]
+    unknown = next((code for code in chosen if code not in features), None)
+    if unknown is not None:
+        raise invalid(f"features: template {template.code} has no feature '{unknown}'")
+    env = [{"type": "plain", "name": template.model_env, "value_or_reference_to_secret": variant.model}]
+    for code in dict.fromkeys(chosen):
+        env.extend(feature_env(features[code]))
+    if body.hugging_face_token_secret:
+        secrets.require_exists(state, caller.project_id, kinds.SECRETS, body.hugging_face_token_secret, "hugging_face_token_secret")
+        env.append({"type": "secret", "name": "HF_TOKEN", "value_or_reference_to_secret": body.hugging_face_token_secret})
+    mounts: list[dict[str, Any]] = [{"type": "shared", "mount_path": "/data"}]
+    if body.shared_memory_size_in_mb:
+        mounts.append({"type": "memory", "mount_path": "/dev/shm", "size_in_mb": body.shared_memory_size_in_mb})
+    container = {
+        "name": template.code, "image": f"{template.image}:{variant.image_tag}", "exposed_port": template.exposed_port,
+        "healthcheck": {"enabled": True, "port": template.exposed_port, "path": template.healthcheck_path},
+        "env": env, "volume_mounts": mounts,
+    }
+    name, size = variant.recommended_compute
+    record = _create(
+        state, caller, base_url, CONTAINERS, name=body.name,
+        containers=containers(state, caller.project_id, [ContainerInput.model_validate(container)]),
+        compute=compute(body.compute or ComputeInput(name=name, size=size)), scaling=container_scaling(body.scaling),
+        registry=dict(PUBLIC_REGISTRY), is_spot=bool(body.is_spot),
+    )
+    record["template"] = {"id": template.id, "variant": variant.code, "features": list(dict.fromkeys(chosen))}
+    state.store.save(CONTAINERS, record)
+    return record
+
+
+def feature_env(feature: catalog.TemplateFeature) -> list[dict[str, str]]:
+    return [{"type": "plain", "name": name, "value_or_reference_to_secret": value} for name, value in feature.env]
+
+
+def create_job_deployment(state: Domain, caller: Principal, base_url: str, body: JobDeploymentCreate) -> Record:
+    fields = {
+        "containers": containers(state, caller.project_id, body.containers), "compute": compute(body.compute),
+        "scaling": job_scaling(body.scaling), "registry": registry_settings(state, caller.project_id, body.container_registry_settings),
+    }
+    return _create(state, caller, base_url, JOBS, name=body.name, **fields)
+
+
+def patch(
+    state: Domain, caller: Principal, kind: str, name: str, body: ContainerDeploymentPatch | JobDeploymentPatch
+) -> Record:
+    """Replace the given top-level fields; a container deployment rolls out a new version when its
+    containers, compute, registry or spot setting changed (not for scaling alone)."""
+    record = _find_for_change(state, caller, kind, name)
+    if body.name is not None and body.name != record["name"]:
+        what = "deployment" if kind == CONTAINERS else "job"
+        raise invalid(f"name: immutable (the {what} is {record['name']})")
+    changes: dict[str, Any] = {}
+    if body.containers is not None:
+        changes["containers"] = containers(state, caller.project_id, body.containers, record["containers"])
+    if body.compute is not None:
+        changes["compute"] = compute(body.compute)
+    if body.container_registry_settings is not None:
+        changes["container_registry_settings"] = registry_settings(state, caller.project_id, body.container_registry_settings)
+    if kind == CONTAINERS and body.is_spot is not None:
+        changes["is_spot"] = body.is_spot
+    if body.scaling is not None:
+        changes["scaling"] = container_scaling(body.scaling) if kind == CONTAINERS else job_scaling(body.scaling)
+    changes = {key: value for key, value in changes.items() if value != record[key]}
+    if "compute" in changes:
+        check_can_deploy(state, caller.project_id, changes["compute"])
+    if changes:
+        record.update(changes)
+        state.store.save(kind, record)
+        if kind == CONTAINERS and set(changes) - {"scaling"}:
+            _rolled_out(state, record)
+        _audit(state, caller, "update", record)
+    return record
+
+
+def delete(state: Domain, caller: Principal, kind: str, name: str, timeout_ms: int) -> bool:
+    """Start deleting (waiting up to ``timeout_ms``); True when the deployment is already gone."""
+    record = find(state, caller.project_id, kind, name)
+    if not record["deleting"]:
+        _audit(state, caller, "delete", record)
+    return _delete(state, record, timeout_ms)
+
+
+def restart(state: Domain, caller: Principal, name: str) -> None:
+    record = find(state, caller.project_id, CONTAINERS, name)
+    if record["status"] == "paused":
+        raise invalid(f"Container deployment {name} is paused: resume it instead")
+    begin(state, record, RESTART_CHAIN)
+    _audit(state, caller, "start", record, operation="restart")
+
+
+def pause(state: Domain, caller: Principal, kind: str, name: str) -> None:
+    record = _find_for_change(state, caller, kind, name)
+    if _pause(state, record):
+        _audit(state, caller, "shutdown", record, operation="pause")
+
+
+def resume(state: Domain, caller: Principal, kind: str, name: str) -> None:
+    record = _find_for_change(state, caller, kind, name)
+    if _resume(state, record):
+        _audit(state, caller, "start", record, operation="resume")
+
+
+def purge_queue(state: Domain, caller: Principal, kind: str, name: str) -> None:
+    record = _find_for_change(state, caller, kind, name)
+    record["queue_purged_at"] = state.clock.now()
+    state.store.save(kind, record)
+    _audit(state, caller, "other", record, operation="purge_queue")
+
+
+def patch_container_scaling(state: Domain, caller: Principal, name: str, body: ContainerScalingInput) -> dict[str, Any]:
+    record = find(state, caller.project_id, CONTAINERS, name)
+    scaling = container_scaling(body, record["scaling"])
+    if scaling != record["scaling"]:
+        record["scaling"] = scaling
+        state.store.save(CONTAINERS, record)
+        _audit(state, caller, "update", record, operation="scaling")
+    return scaling
+
+
+# -- environment variables of a container deployment's containers -------------------------------------
+
+
+def _container(record: Record, container_name: str) -> dict[str, Any]:
+    for container in record["containers"]:
+        if container["name"] == container_name:
+            return container
+    raise invalid(f"container_name: deployment {record['name']} has no container {container_name}")
+
+
+def _env_changed(state: Domain, caller: Principal, record: Record, operation: str) -> None:
+    state.store.save(CONTAINERS, record)
+    _rolled_out(state, record)
+    _audit(state, caller, "update", record, operation=operation)
+
+
+def add_env_vars(state: Domain, caller: Principal, name: str, body: EnvVarsChange) -> Record:
+    """409 when the container already has one of the names."""
+    record = find(state, caller.project_id, CONTAINERS, name)
+    container = _container(record, body.container_name)
+    added = env_vars(body.env, "env")
+    existing = {variable["name"] for variable in container["env"]}
+    clash = next((variable["name"] for variable in added if variable["name"] in existing), None)
+    if clash is not None:
+        raise conflict(f"Container {body.container_name} already has a variable {clash}")
+    if added:
+        container["env"].extend(added)
+        _env_changed(state, caller, record, "add_environment_variables")
+    return record
+
+
+def update_env_vars(state: Domain, caller: Principal, name: str, body: EnvVarsChange) -> dict[str, Any]:
+    """The changed container; 400 for a name it does not have."""
+    record = find(state, caller.project_id, CONTAINERS, name)
+    container = _container(record, body.container_name)
+    updates = {variable["name"]: variable for variable in env_vars(body.env, "env")}
+    current = {variable["name"] for variable in container["env"]}
+    missing = next((variable_name for variable_name in updates if variable_name not in current), None)
+    if missing is not None:
+        raise invalid(f"env: container {body.container_name} has no variable {missing} (add it with POST)")
+    new_env = [updates.get(variable["name"], variable) for variable in container["env"]]
+    if new_env != container["env"]:
+        container["env"] = new_env
+        _env_changed(state, caller, record, "update_environment_variables")
+    return container
+
+
+def delete_env_vars(state: Domain, caller: Principal, name: str, body: EnvVarsDelete) -> Record:
+    record = find(state, caller.project_id, CONTAINERS, name)
+    container = _container(record, body.container_name)
+    current = {variable["name"] for variable in container["env"]}
+    missing = next((variable_name for variable_name in body.env if variable_name not in current), None)
+    if missing is not None:
+        raise invalid(f"env: container {body.container_name} has no variable {missing}")
+    if body.env:
+        container["env"] = [variable for variable in container["env"] if variable["name"] not in body.env]
+        _env_changed(state, caller, record, "delete_environment_variables")
+    return record
 
 
 TRANSITION_HOOKS = {
