@@ -1,8 +1,9 @@
 """The import graph of the emulator's package, built with ``ast``: no module may import itself
-back at run time (a cycle makes the import order matter and breaks on the first reshuffle).
+back, at run time or in type annotations (a cycle makes the import order matter and breaks on
+the first reshuffle), and the domain reaches nothing of the HTTP side.
 
-Imports under ``if TYPE_CHECKING:`` are not run and are left out; :func:`cycles` with
-``import_graph(typing=True)`` shows the type-level graph too.
+``import_graph()`` leaves out imports under ``if TYPE_CHECKING:`` (they are not run);
+``import_graph(typing=True)`` keeps them.
 """
 
 from __future__ import annotations
@@ -100,3 +101,41 @@ def test_domain_leaf_modules_import_nothing_above_them() -> None:
                     reachable.add(imported)
                     todo.append(imported)
         assert not reachable & {f"{PACKAGE}.{name}" for name in ("state", "context", "app", "routes")}, leaf
+
+
+# The domain: records, rules and state machines, reached through ports.Domain and plain arguments.
+DOMAIN = (
+    "ports", "store", "clock", "kinds", "errors", "catalog", "timing", "settings",
+    "lifecycle", "projects", "tags", "audit", "capacity", "resources", "schemas",
+)
+HTTP_LIBRARIES = ("fastapi", "starlette", "uvicorn", "requests")
+
+
+def _is_domain(module: str) -> bool:
+    return any(module == f"{PACKAGE}.{name}" or module.startswith(f"{PACKAGE}.{name}.") for name in DOMAIN)
+
+
+def _libraries(module: str) -> set[str]:
+    path = SOURCE.joinpath(*module.split(".")[1:])
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_no_import_cycle_in_type_annotations_either() -> None:
+    assert cycles(import_graph(typing=True)) == []
+
+
+def test_the_domain_imports_nothing_from_routes_or_http() -> None:
+    graph = import_graph(typing=True)
+    domain = [module for module in graph if _is_domain(module)]
+    assert f"{PACKAGE}.resources.volumes" in domain and f"{PACKAGE}.routes.volumes" not in domain
+    for module in domain:
+        outside = sorted(imported for imported in graph[module] if imported in graph and not _is_domain(imported))
+        assert outside == [], f"{module} imports {outside}"
+        assert not _libraries(module) & set(HTTP_LIBRARIES), module

@@ -9,9 +9,10 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from cloudcompute_emulator import __version__, control_api, docs_page, scopes
-from cloudcompute_emulator.errors import install_error_handlers
+from cloudcompute_emulator import __version__, capacity, control_api, docs_page, kinds, scopes
+from cloudcompute_emulator.http_errors import install_error_handlers
 from cloudcompute_emulator.middleware import EmulatorMiddleware
+from cloudcompute_emulator.resources import clusters, instances, seeding, serverless, volumes
 from cloudcompute_emulator.routes import API_ROUTERS, inference
 from cloudcompute_emulator.schemas.common import ErrorBody
 from cloudcompute_emulator.state import EmulatorState
@@ -71,6 +72,17 @@ def _build_openapi(app: FastAPI) -> dict[str, Any]:
     return document
 
 
+def register_domain(state: EmulatorState) -> None:
+    """What the domain runs by itself: the transition hooks of every resource family (before any
+    job restored from a state file comes due), the billable kinds and the seeders."""
+    for family in (instances, volumes, clusters, serverless, capacity):
+        state.scheduler.register(family.TRANSITION_HOOKS)
+    state.billables.update(
+        {kinds.INSTANCES: instances.hourly_rate, kinds.VOLUMES: volumes.hourly_rate, kinds.CLUSTERS: clusters.hourly_rate}
+    )
+    state.seeders.update(seeding.SEEDERS)
+
+
 def create_fastapi_app(state: EmulatorState) -> FastAPI:
     app = FastAPI(
         title="Cloud Compute Public API (emulator)",
@@ -82,6 +94,7 @@ def create_fastapi_app(state: EmulatorState) -> FastAPI:
         # id into a list
         redirect_slashes=False,
     )
+    register_domain(state)
     app.state.emulator = state
     install_error_handlers(app)
     for router in API_ROUTERS:

@@ -5,7 +5,8 @@
 ``request_origin`` (``api``), ``actor_id`` and the object itself under its type's name
 (``compute``, ``volume``, ``ssh_key``, ``startup_script``, ...).
 
-Routes record their events with ``ctx.audit(object_type, action, subject, location_code=..., <name>=view)``.
+Domain functions record the events of the caller's changes with :func:`record_event` (routes
+through ``ctx.audit(object_type, action, subject, location_code=..., <name>=view)``).
 What the service does by itself (a spot eviction, an instance or volume finally gone) is recorded
 with :func:`record_system_event`: ``request_origin`` ``system`` and no actor.
 """
@@ -15,15 +16,13 @@ from __future__ import annotations
 import base64
 import math
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cloudcompute_emulator import kinds
 from cloudcompute_emulator.clock import isoformat, new_id, parse_timestamp
 from cloudcompute_emulator.errors import invalid
+from cloudcompute_emulator.ports import Domain, Principal
 
-if TYPE_CHECKING:
-    from cloudcompute_emulator.context import ApiContext
-    from cloudcompute_emulator.state import EmulatorState
 
 PRODUCER = "public-api"
 DEFAULT_PAGE_SIZE = 20
@@ -33,14 +32,20 @@ DOWNLOAD_LINK_SECONDS = 15 * 60
 
 
 def record_event(
-    ctx: ApiContext, object_type: str, action: str, subject: str, location_code: str | None = None, **objects: Any
+    state: Domain,
+    caller: Principal,
+    object_type: str,
+    action: str,
+    subject: str,
+    location_code: str | None = None,
+    **objects: Any,
 ) -> None:
-    origin = {"request_origin": "api", "actor_id": ctx.caller.user_id, "client_id": ctx.caller.client_id}
-    _store_event(ctx.state, ctx.project_id, object_type, action, subject, location_code, origin, objects)
+    origin = {"request_origin": "api", "actor_id": caller.user_id, "client_id": caller.client_id}
+    _store_event(state, caller.project_id, object_type, action, subject, location_code, origin, objects)
 
 
 def record_system_event(
-    state: EmulatorState,
+    state: Domain,
     project_id: str,
     object_type: str,
     action: str,
@@ -55,7 +60,7 @@ def record_system_event(
 
 
 def _store_event(
-    state: EmulatorState,
+    state: Domain,
     project_id: str,
     object_type: str,
     action: str,
@@ -115,7 +120,7 @@ def decode_cursor(cursor: str) -> int:
 
 
 def select_events(
-    state: EmulatorState,
+    state: Domain,
     project_id: str,
     action: str | None = None,
     object_type: str | None = None,
@@ -140,7 +145,7 @@ def select_events(
         yield record
 
 
-def list_page(state: EmulatorState, project_id: str, page_size: int, cursor: str | None, **filters: Any) -> dict:
+def list_page(state: Domain, project_id: str, page_size: int, cursor: str | None, **filters: Any) -> dict:
     before = decode_cursor(cursor) if cursor else None
     page = []
     more = False
@@ -155,8 +160,17 @@ def list_page(state: EmulatorState, project_id: str, page_size: int, cursor: str
     return result
 
 
-def create_export(ctx: ApiContext, action: str | None, object_type: str | None, start: float | None, end: float | None) -> dict:
-    now = ctx.now()
+def create_export(
+    state: Domain,
+    project_id: str,
+    base_url: str,
+    action: str | None,
+    object_type: str | None,
+    start: float | None,
+    end: float | None,
+) -> dict:
+    """A download link (under ``base_url``) to the matching events of the last 90 days."""
+    now = state.clock.now()
     earliest = now - EXPORT_WINDOW_SECONDS
     if start is None:
         start = earliest
@@ -164,11 +178,10 @@ def create_export(ctx: ApiContext, action: str | None, object_type: str | None, 
         raise invalid("start_date: must not be earlier than 90 days ago")
     if end is not None and end < start:
         raise invalid("end_date: must not be before start_date")
-    events = [record["event"] for record in select_events(ctx.state, ctx.project_id, action, object_type, start, end)]
+    events = [record["event"] for record in select_events(state, project_id, action, object_type, start, end)]
     token = secrets.token_urlsafe(24)
     expires_at = now + DOWNLOAD_LINK_SECONDS
-    ctx.store.insert(
-        kinds.AUDIT_EXPORTS, {"id": token, "project_id": ctx.project_id, "expires_at": expires_at, "events": events}
+    state.store.insert(
+        kinds.AUDIT_EXPORTS, {"id": token, "project_id": project_id, "expires_at": expires_at, "events": events}
     )
-    base_url = str(ctx.request.base_url).rstrip("/")
-    return {"url": f"{base_url}/_emulator/downloads/{token}.json", "expires_at": isoformat(expires_at)}
+    return {"url": f"{base_url.rstrip('/')}/_emulator/downloads/{token}.json", "expires_at": isoformat(expires_at)}

@@ -15,17 +15,26 @@ import json
 import os
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fastapi import Request
 
 from cloudcompute_emulator.clock import isoformat, new_id
-from cloudcompute_emulator.errors import ApiError, forbidden, unauthorized
+from cloudcompute_emulator.errors import ApiError, unauthorized
+from cloudcompute_emulator.ports import Domain, Principal
 from cloudcompute_emulator.projects import ensure_project
 from cloudcompute_emulator.store import Record
 
-if TYPE_CHECKING:
-    from cloudcompute_emulator.state import EmulatorState
+
+class Accounts(Domain, Protocol):
+    """The domain plus where credentials go by default and the test-only token log."""
+
+    @property
+    def default_project_id(self) -> str: ...
+
+    @property
+    def issued_tokens_file(self) -> str | None: ...
+
 
 ROLES = ("owner", "admin", "member")
 SCOPE = "cloud-api-v1"
@@ -42,29 +51,13 @@ SWEEP_EVERY = 200
 
 
 @dataclass(frozen=True)
-class Principal:
-    """Who is calling: the credential behind the access token, or (on the serverless endpoints)
-    an inference API key, which has no client id and the least role."""
-
-    client_id: str | None
-    project_id: str
-    role: str
-    user_id: str
-    auth: str = "bearer"
-
-    def require_role(self, *roles: str) -> None:
-        if self.role not in roles:
-            raise forbidden(f"This action requires one of the roles: {', '.join(roles)}")
-
-
-@dataclass(frozen=True)
 class InferenceCaller:
     key_id: str
     project_id: str
 
 
 def create_credential(
-    state: EmulatorState,
+    state: Accounts,
     role: str = "owner",
     project_id: str | None = None,
     client_id: str | None = None,
@@ -99,7 +92,7 @@ def describe_credential(record: Record) -> dict[str, str]:
     }
 
 
-def create_inference_key(state: EmulatorState, project_id: str | None = None, key: str | None = None) -> Record:
+def create_inference_key(state: Accounts, project_id: str | None = None, key: str | None = None) -> Record:
     project_id = project_id or state.default_project_id
     ensure_project(state, project_id)
     key = key or f"ccik-{secrets.token_urlsafe(32)}"
@@ -109,7 +102,7 @@ def create_inference_key(state: EmulatorState, project_id: str | None = None, ke
     )
 
 
-def _issue_tokens(state: EmulatorState, credential: Record) -> dict:
+def _issue_tokens(state: Accounts, credential: Record) -> dict:
     now = state.clock.now()
     ttl = state.settings.token_ttl
     access_token = secrets.token_urlsafe(32)
@@ -143,13 +136,13 @@ def _record_issued(path: str, client_id: str, access_token: str, refresh_token: 
         handle.write(line + "\n")
 
 
-def _sweep_tokens(state: EmulatorState, now: float) -> None:
+def _sweep_tokens(state: Accounts, now: float) -> None:
     stale = [token["id"] for token in state.store.table(TOKEN_KIND).values() if token["expires_at"] <= now]
     for token_id in stale:
         state.store.delete(TOKEN_KIND, token_id)
 
 
-def exchange_client_credentials(state: EmulatorState, client_id: str, client_secret: str) -> tuple[dict, Record]:
+def exchange_client_credentials(state: Accounts, client_id: str, client_secret: str) -> tuple[dict, Record]:
     credential = state.store.get(CREDENTIAL_KIND, client_id)
     if credential is None or not secrets.compare_digest(credential["client_secret"], client_secret):
         raise unauthorized("Invalid client id or secret")
@@ -157,7 +150,7 @@ def exchange_client_credentials(state: EmulatorState, client_id: str, client_sec
 
 
 def exchange_refresh_token(
-    state: EmulatorState, refresh_token: str, client_id: str | None, client_secret: str | None
+    state: Accounts, refresh_token: str, client_id: str | None, client_secret: str | None
 ) -> tuple[dict, Record]:
     token = state.store.get(TOKEN_KIND, refresh_token)
     if token is None or token["type"] != "refresh" or token["expires_at"] <= state.clock.now():
@@ -174,7 +167,7 @@ def exchange_refresh_token(
     return _issue_tokens(state, credential), credential
 
 
-def resolve_access_token(state: EmulatorState, access_token: str) -> Principal | str:
+def resolve_access_token(state: Accounts, access_token: str) -> Principal | str:
     """The principal behind a bearer token, or the reason it is refused (for the request log)."""
     token = state.store.get(TOKEN_KIND, access_token)
     if token is None or token["type"] != "access":
@@ -187,7 +180,7 @@ def resolve_access_token(state: EmulatorState, access_token: str) -> Principal |
     return Principal(credential["id"], credential["project_id"], credential["role"], credential["user_id"])
 
 
-def resolve_inference_key(state: EmulatorState, key: str) -> Principal | None:
+def resolve_inference_key(state: Accounts, key: str) -> Principal | None:
     record = state.store.get(INFERENCE_KEY_KIND, key)
     if record is None:
         return None
@@ -205,7 +198,7 @@ def bearer_token(authorization: str | None) -> str | None:
 
 async def require_inference_key(request: Request) -> InferenceCaller:
     """FastAPI dependency for serverless endpoints: ``Authorization: Bearer <inference key>``."""
-    state: EmulatorState = request.app.state.emulator
+    state: Accounts = request.app.state.emulator
     key = bearer_token(request.headers.get("authorization"))
     if key is None:
         raise ApiError(401, "Missing inference API key")

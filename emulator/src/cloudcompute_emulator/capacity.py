@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from cloudcompute_emulator import kinds, lifecycle
+from cloudcompute_emulator import kinds
 from cloudcompute_emulator.catalog import (
     CLUSTER_TYPES_BY_CODE,
     INSTANCE_TYPES_BY_CODE,
@@ -23,9 +23,9 @@ from cloudcompute_emulator.catalog import (
     default_cluster_capacity,
 )
 from cloudcompute_emulator.clock import isoformat, new_id
+from cloudcompute_emulator.ports import Domain
 
 if TYPE_CHECKING:
-    from cloudcompute_emulator.state import EmulatorState
     from cloudcompute_emulator.store import Record
 
 # Statuses of instances and clusters that no longer hold capacity.
@@ -43,7 +43,7 @@ def _type_field(slot: Slot) -> str:
     return "cluster_type" if slot[0] in CLUSTER_TYPES_BY_CODE else "instance_type"
 
 
-def usage(state: EmulatorState) -> Counter[Slot]:
+def usage(state: Domain) -> Counter[Slot]:
     """Units held per slot, over all projects (capacity is the datacenter's, not a project's)."""
     held: Counter[Slot] = Counter()
     for instance in state.store.table(kinds.INSTANCES).values():
@@ -55,7 +55,7 @@ def usage(state: EmulatorState) -> Counter[Slot]:
     return held
 
 
-def total(state: EmulatorState, slot: Slot) -> int:
+def total(state: Domain, slot: Slot) -> int:
     override = state.store.get(kinds.CAPACITY, _key(slot))
     if override is not None:
         return override["total"]
@@ -65,12 +65,12 @@ def total(state: EmulatorState, slot: Slot) -> int:
     return default_capacity(INSTANCE_TYPES_BY_CODE[code], location_code, is_spot)
 
 
-def available(state: EmulatorState, slot: Slot, held: Counter[Slot] | None = None) -> int:
+def available(state: Domain, slot: Slot, held: Counter[Slot] | None = None) -> int:
     held = usage(state) if held is None else held
     return max(0, total(state, slot) - held[slot])
 
 
-def set_available(state: EmulatorState, slot: Slot, units: int) -> dict:
+def set_available(state: Domain, slot: Slot, units: int) -> dict:
     """Make ``units`` more instances (or clusters) deployable in ``slot`` from now (0: sold out)."""
     held = usage(state)[slot]
     type_field = _type_field(slot)
@@ -79,7 +79,7 @@ def set_available(state: EmulatorState, slot: Slot, units: int) -> dict:
     return {**record, "in_use": held, "available": units}
 
 
-def schedule_available(state: EmulatorState, slot: Slot, units: int, after_seconds: float) -> dict:
+def schedule_available(state: Domain, slot: Slot, units: int, after_seconds: float) -> dict:
     """Set ``units`` deployable in ``slot`` at ``after_seconds`` from now on the emulator clock.
 
     The change is a stored record plus a lifecycle job, so a state file keeps it pending across
@@ -97,7 +97,7 @@ def schedule_available(state: EmulatorState, slot: Slot, units: int, after_secon
             "after_seconds": after_seconds, "at": isoformat(due)}
 
 
-def pending_changes(state: EmulatorState, slot: Slot) -> list[dict]:
+def pending_changes(state: Domain, slot: Slot) -> list[dict]:
     """The scheduled changes of ``slot`` not yet applied, earliest first: ``[{at, available}]``."""
     type_field = _type_field(slot)
     changes = [
@@ -107,8 +107,12 @@ def pending_changes(state: EmulatorState, slot: Slot) -> list[dict]:
     return [{"at": isoformat(change["due"]), "available": change["available"]} for change in sorted(changes, key=lambda c: c["due"])]
 
 
-@lifecycle.transition_hook("capacity.apply_change")
-def _apply_change(state: EmulatorState, change: Record, _at: float, _params: dict) -> None:
+def _apply_change(state: Domain, change: Record, _at: float, _params: dict) -> None:
     code = change.get("instance_type") or change["cluster_type"]
     set_available(state, (code, change["location_code"], change["is_spot"]), change["available"])
     state.store.delete(kinds.CAPACITY_CHANGES, change["id"])
+
+
+TRANSITION_HOOKS = {
+    "capacity.apply_change": _apply_change,
+}

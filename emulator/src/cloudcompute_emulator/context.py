@@ -1,9 +1,12 @@
 """What a route handler gets: the emulator state and the authenticated caller.
 
 The HTTP middleware (middleware.py) authenticates every ``/v1`` request before routing and
-leaves the :class:`~cloudcompute_emulator.auth.Principal` in the request state; the
+leaves the :class:`~cloudcompute_emulator.ports.Principal` in the request state; the
 :func:`api_context` dependency hands it to the handler together with the state. Declaring the
 bearer scheme here is what puts the security requirement into the OpenAPI document.
+
+This is the HTTP side only: handlers pass ``ctx.state`` and ``ctx.caller`` (or
+``ctx.project_id``) on to the domain as plain arguments.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from cloudcompute_emulator.audit import record_event
-from cloudcompute_emulator.auth import Principal
 from cloudcompute_emulator.errors import invalid, unauthorized
+from cloudcompute_emulator.ports import Principal
+from cloudcompute_emulator.resources.ownership import get_owned
 from cloudcompute_emulator.state import EmulatorState
-from cloudcompute_emulator.store import Store
+from cloudcompute_emulator.store import Record, Store
 
 bearer_scheme = HTTPBearer(
     auto_error=False,
@@ -45,7 +49,11 @@ class ApiContext:
         return self.state.clock.now()
 
     def audit(self, object_type: str, action: str, subject: str, **data: Any) -> None:
-        record_event(self, object_type, action, subject, **data)
+        record_event(self.state, self.caller, object_type, action, subject, **data)
+
+    def get_owned(self, kind: str, record_id: str) -> Record:
+        """The caller's record of ``kind`` (404 when missing or another project's)."""
+        return get_owned(self.state, kind, record_id, self.project_id)
 
 
 async def api_context(

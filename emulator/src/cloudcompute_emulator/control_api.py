@@ -17,7 +17,6 @@ from cloudcompute_emulator.clock import isoformat
 from cloudcompute_emulator.errors import describe_validation_errors, forbidden, invalid, not_found
 from cloudcompute_emulator.faults import FaultSpec
 from cloudcompute_emulator.resources import instances as instance_resources
-from cloudcompute_emulator.resources.seeding import SEEDERS
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.schemas.common import TagInput
 from cloudcompute_emulator.state import EmulatorState
@@ -216,9 +215,9 @@ async def seed(request: Request):
     started = time.perf_counter()
     result: dict[str, Any] = {}
     for kind, count in (("instances", body.instances), ("volumes", body.volumes), ("clusters", body.clusters)):
-        seed_kind = SEEDERS.get(kind)
+        seed_kind = state.seeders.get(kind)
         result[f"{kind[:-1]}_ids"] = seed_kind(state, project_id, count, options) if seed_kind and count else []
-    result["unsupported"] = [kind for kind, count in (("clusters", body.clusters),) if count and kind not in SEEDERS]
+    result["unsupported"] = [kind for kind, count in (("clusters", body.clusters),) if count and kind not in state.seeders]
     result["seconds"] = round(time.perf_counter() - started, 3)
     return _responses.json(result, status_code=201)
 
@@ -396,4 +395,3 @@ async def download(request: Request, name: str):
     if export["expires_at"] <= state.clock.now():
         raise forbidden("The download link has expired")
     return _responses.json(export["events"])
-

@@ -9,44 +9,37 @@ Jobs are records of kind ``jobs``, so a state file restores pending transitions 
 record changed in the meantime (deleted, or moved to another status) is skipped: that is how a
 later action cancels an earlier pending one.
 
-Resource modules register hooks with :func:`transition_hook` and schedule with
-:meth:`Scheduler.schedule_step`.
+Each resource module lists its hooks in ``TRANSITION_HOOKS`` and schedules with
+:meth:`Scheduler.schedule_step`; the app factory registers the hooks on the state's scheduler
+(:meth:`Scheduler.register`), so a job restored from a state file finds its hook.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from cloudcompute_emulator.clock import new_id
+from cloudcompute_emulator.ports import Domain
 from cloudcompute_emulator.store import Record, Store
 from cloudcompute_emulator.timing import step_seconds
 
-if TYPE_CHECKING:
-    from cloudcompute_emulator.state import EmulatorState
-
 JOB_KIND = "jobs"
 
-TransitionHook = Callable[["EmulatorState", Record, float, dict[str, Any]], None]
-HOOKS: dict[str, TransitionHook] = {}
-
-
-def transition_hook(name: str) -> Callable[[TransitionHook], TransitionHook]:
-    """Register a function run when a job naming it comes due: ``fn(state, record, at, params)``."""
-
-    def register(function: TransitionHook) -> TransitionHook:
-        HOOKS[name] = function
-        return function
-
-    return register
+# Run when a job naming it comes due: ``hook(state, record, at, params)``.
+TransitionHook = Callable[[Domain, Record, float, dict[str, Any]], None]
 
 
 class Scheduler:
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.hooks: dict[str, TransitionHook] = {}
         self._heap: list[tuple[float, int, str]] = []
         self.rebuild()
+
+    def register(self, hooks: Mapping[str, TransitionHook]) -> None:
+        self.hooks.update(hooks)
 
     def rebuild(self) -> None:
         self._heap = [(job["due"], job["seq"], job["id"]) for job in self.store.table(JOB_KIND).values()]
@@ -63,7 +56,7 @@ class Scheduler:
         expect: dict[str, Any] | None = None,
         params: dict[str, Any] | None = None,
     ) -> Record:
-        if hook is not None and hook not in HOOKS:
+        if hook is not None and hook not in self.hooks:
             raise KeyError(f"unknown transition hook {hook!r}")
         job = {
             "id": new_id(),
@@ -82,7 +75,7 @@ class Scheduler:
 
     def schedule_step(
         self,
-        state: EmulatorState,
+        state: Domain,
         kind: str,
         record: Record,
         step: str,
@@ -97,7 +90,7 @@ class Scheduler:
     def next_due(self) -> float | None:
         return self._heap[0][0] if self._heap else None
 
-    def apply_due(self, state: EmulatorState, now: float) -> int:
+    def apply_due(self, state: Domain, now: float) -> int:
         applied = 0
         heap = self._heap
         while heap and heap[0][0] <= now:
@@ -112,6 +105,6 @@ class Scheduler:
                 record["status"] = job["to_status"]
                 self.store.save(job["kind"], record)
             if job["hook"] is not None:
-                HOOKS[job["hook"]](state, record, due, job["params"])
+                self.hooks[job["hook"]](state, record, due, job["params"])
             applied += 1
         return applied

@@ -33,6 +33,7 @@ from cloudcompute_emulator import auth, scopes
 from cloudcompute_emulator.clock import isoformat
 from cloudcompute_emulator.errors import DEFAULT_MESSAGE, code_for_status
 from cloudcompute_emulator.faults import Fault
+from cloudcompute_emulator.ports import Principal
 from cloudcompute_emulator.state import EmulatorState
 
 log = logging.getLogger("cloudcompute_emulator")
@@ -112,7 +113,7 @@ class EmulatorMiddleware:
         try:
             await self.app(scope, receive, committing_send)
         except Exception:
-            # Starlette already answered 500 through errors.py and logged the traceback;
+            # Starlette already answered 500 through http_errors.py and logged the traceback;
             # only an error before any response still needs an answer here.
             if not started:
                 log.exception("unhandled error")
@@ -187,7 +188,7 @@ class EmulatorMiddleware:
         token = auth.bearer_token(_header(scope, b"authorization"))
         if token is not None:
             resolved = auth.resolve_access_token(state, token)
-            if isinstance(resolved, auth.Principal):
+            if isinstance(resolved, Principal):
                 principal = resolved
                 entry["auth"] = "bearer"
                 entry["client_id"] = principal.client_id

@@ -5,34 +5,22 @@ charges of items that stopped billing since (``closed_charges``) minus what ever
 item has accrued since it started billing (or since the balance was last set). Charging an item
 is therefore O(1) to start and stop, and a balance read is one pass over the project's items.
 
-A billable kind registers a rate function with :func:`register_billable`; it returns the
-item's price per hour, or ``None`` once the item no longer bills (an instance being deleted).
-Before an item's rate changes (volume resize) or it stops billing, call :func:`close_charges`.
-Clusters register the same way.
+A billable kind has a rate function in ``state.billables`` (registered by the app factory); it
+returns the item's price per hour, or ``None`` once the item no longer bills (an instance being
+deleted). Before an item's rate changes (volume resize) or it stops billing, call
+:func:`close_charges`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
+from cloudcompute_emulator.ports import Domain
 from cloudcompute_emulator.store import Record
-
-if TYPE_CHECKING:
-    from cloudcompute_emulator.state import EmulatorState
 
 PROJECT_KIND = "projects"
 CURRENCY = "usd"
 
-RateFunction = Callable[[Record], "float | None"]
-BILLABLE_KINDS: dict[str, RateFunction] = {}
 
-
-def register_billable(kind: str, rate: RateFunction) -> None:
-    BILLABLE_KINDS[kind] = rate
-
-
-def ensure_project(state: EmulatorState, project_id: str) -> Record:
+def ensure_project(state: Domain, project_id: str) -> Record:
     project = state.store.get(PROJECT_KIND, project_id)
     if project is None:
         project = state.store.insert(
@@ -47,7 +35,7 @@ def ensure_project(state: EmulatorState, project_id: str) -> Record:
     return project
 
 
-def set_balance(state: EmulatorState, project_id: str, amount: float) -> None:
+def set_balance(state: Domain, project_id: str, amount: float) -> None:
     project = ensure_project(state, project_id)
     project.update(balance=float(amount), balance_set_at=state.clock.now(), closed_charges=0.0)
     state.store.save(PROJECT_KIND, project)
@@ -58,13 +46,13 @@ def _accrued(record: Record, rate: float, project: Record, at: float) -> float:
     return rate * max(0.0, at - since) / 3600.0
 
 
-def close_charges(state: EmulatorState, kind: str, record: Record, at: float | None = None) -> None:
+def close_charges(state: Domain, kind: str, record: Record, at: float | None = None) -> None:
     """Book what ``record`` accrued so far and restart its accrual at ``at`` (default now).
 
     Call it before changing anything its rate depends on, and when it stops billing.
     """
     moment = state.clock.now() if at is None else at
-    rate = BILLABLE_KINDS[kind](record)
+    rate = state.billables[kind](record)
     if rate:
         project = ensure_project(state, record["project_id"])
         project["closed_charges"] += _accrued(record, rate, project, moment)
@@ -73,11 +61,11 @@ def close_charges(state: EmulatorState, kind: str, record: Record, at: float | N
     state.store.save(kind, record)
 
 
-def balance(state: EmulatorState, project_id: str) -> float:
+def balance(state: Domain, project_id: str) -> float:
     project = ensure_project(state, project_id)
     now = state.clock.now()
     amount = project["balance"] - project["closed_charges"]
-    for kind, rate_of in BILLABLE_KINDS.items():
+    for kind, rate_of in state.billables.items():
         for record in state.store.records(kind, project_id):
             rate = rate_of(record)
             if rate:

@@ -1,16 +1,19 @@
 """The emulator's whole state: settings, clock, store, scheduler, rate limiter, faults and the
 request log, plus the launch credentials. One instance per running server; route handlers
-reach it through :func:`cloudcompute_emulator.context.api_context`.
+reach it through :func:`cloudcompute_emulator.context.api_context`. It satisfies the domain's
+protocol (:class:`cloudcompute_emulator.ports.Domain`); the resource families' transition hooks,
+billable kinds and seeders are registered on it by the app factory.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cloudcompute_emulator import auth, resources  # noqa: F401 - importing resources registers transition hooks
+from cloudcompute_emulator import auth
 from cloudcompute_emulator.clock import Clock, new_id
 from cloudcompute_emulator.faults import FaultRegistry
 from cloudcompute_emulator.lifecycle import Scheduler
+from cloudcompute_emulator.ports import RateFunction, Seeder
 from cloudcompute_emulator.projects import PROJECT_KIND, ensure_project, set_balance
 from cloudcompute_emulator.ratelimit import RateLimiter
 from cloudcompute_emulator.requestlog import RequestLog
@@ -32,6 +35,9 @@ class EmulatorState:
         self.store.set_meta("settings", self.settings.model_dump())
         self.clock = Clock(self.store.meta("clock_offset", 0.0))
         self.scheduler = Scheduler(self.store)
+        # Registered by the app factory (app.register_domain), with the scheduler's hooks.
+        self.billables: dict[str, RateFunction] = {}
+        self.seeders: dict[str, Seeder] = {}
         self.rate_limiter = RateLimiter(lambda: self.settings.rate_limits)
         self.faults = FaultRegistry()
         self.request_log = RequestLog(self.settings.request_log_limit)
@@ -137,4 +143,3 @@ class EmulatorState:
     def dump(self, kind: str) -> list[dict[str, Any]]:
         """Every stored row of a kind, removed ones (with ``removed_at``) included."""
         return [*self.store.table(kind).values(), *self.store.table(graveyard(kind)).values()]
-

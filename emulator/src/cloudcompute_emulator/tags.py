@@ -8,16 +8,14 @@ are lowercased; a freeform tag has the value ``""``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+
 
 from cloudcompute_emulator import kinds
 from cloudcompute_emulator.clock import new_id
 from cloudcompute_emulator.errors import conflict, invalid, not_found
+from cloudcompute_emulator.ports import Domain
 from cloudcompute_emulator.schemas.common import MAX_TAGS_PER_RESOURCE, TagInput
 from cloudcompute_emulator.store import Record
-
-if TYPE_CHECKING:
-    from cloudcompute_emulator.state import EmulatorState
 
 TagFilter = tuple[str, "str | None"]  # (key, value); value None matches any value
 
@@ -26,14 +24,14 @@ def normalise_key(key: str) -> str:
     return key.strip().lower()
 
 
-def _tag_record(state: EmulatorState, project_id: str, key: str, value: str) -> Record:
+def _tag_record(state: Domain, project_id: str, key: str, value: str) -> Record:
     for tag in state.store.records(kinds.TAGS, project_id):
         if tag["key"] == key and tag["value"] == value:
             return tag
     return state.store.insert(kinds.TAGS, {"id": new_id(), "project_id": project_id, "key": key, "value": value})
 
 
-def resolve_inputs(state: EmulatorState, project_id: str, inputs: Sequence[TagInput] | None) -> list[str]:
+def resolve_inputs(state: Domain, project_id: str, inputs: Sequence[TagInput] | None) -> list[str]:
     """Tag ids for the tags given on create; 400 beyond the limit or on a repeated key.
 
     Every tag is checked before any tag record is made, so a refused request leaves nothing.
@@ -58,7 +56,7 @@ def check_inputs(inputs: Sequence[TagInput] | None) -> None:
         raise invalid("tags: a key is given more than once")
 
 
-def views(state: EmulatorState, tag_ids: Iterable[str]) -> list[dict[str, str]]:
+def views(state: Domain, tag_ids: Iterable[str]) -> list[dict[str, str]]:
     table = state.store.table(kinds.TAGS)
     result = []
     for tag_id in tag_ids:
@@ -68,7 +66,7 @@ def views(state: EmulatorState, tag_ids: Iterable[str]) -> list[dict[str, str]]:
     return result
 
 
-def add(state: EmulatorState, kind: str, resource: Record, tag_input: TagInput) -> dict[str, str]:
+def add(state: Domain, kind: str, resource: Record, tag_input: TagInput) -> dict[str, str]:
     key = normalise_key(tag_input.key)
     if not key:
         raise invalid("key: a tag key must not be blank")
@@ -83,7 +81,7 @@ def add(state: EmulatorState, kind: str, resource: Record, tag_input: TagInput) 
     return {"id": tag["id"], "key": tag["key"], "value": tag["value"]}
 
 
-def remove(state: EmulatorState, kind: str, resource: Record, tag_id_or_key: str) -> dict[str, str]:
+def remove(state: Domain, kind: str, resource: Record, tag_id_or_key: str) -> dict[str, str]:
     """Unlink a tag given by id or by key (decisions.md); 404 when the resource lacks it."""
     wanted_key = normalise_key(tag_id_or_key)
     for tag in views(state, resource["tag_ids"]):
@@ -103,7 +101,7 @@ def parse_filters(raw_filters: Iterable[str]) -> list[TagFilter]:
     return filters
 
 
-def matches(state: EmulatorState, tag_ids: Iterable[str], filters: Sequence[TagFilter]) -> bool:
+def matches(state: Domain, tag_ids: Iterable[str], filters: Sequence[TagFilter]) -> bool:
     if not filters:
         return True
     table = state.store.table(kinds.TAGS)

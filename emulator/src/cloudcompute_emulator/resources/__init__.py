@@ -1,8 +1,7 @@
-"""Resource families: records, views and state machines shared by routes and the control API.
+"""Resource families: records, views, business rules and state machines, free of HTTP.
 
-Importing this package registers every transition hook and seeder (state.py does), so jobs
-restored from a state file find their hooks before any route module is loaded. A new resource
-module with hooks or a seeder is added to the import below.
+Each family takes the emulator through :class:`cloudcompute_emulator.ports.Domain` and the caller
+as a plain :class:`~cloudcompute_emulator.ports.Principal`; routes parse, call and render. A
+family's transition hooks (``TRANSITION_HOOKS``), billable rate (``hourly_rate``) and seeder
+(``seeding.SEEDERS``) are registered by the app factory (:func:`cloudcompute_emulator.app.register_domain`).
 """
-
-from cloudcompute_emulator.resources import clusters, instances, seeding, serverless, volumes  # noqa: F401 - registration

@@ -17,19 +17,19 @@ become ``detached`` and stay, to be deleted by hand (spec section 3).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from cloudcompute_emulator import catalog, kinds, tags
+from cloudcompute_emulator import capacity, catalog, kinds, projects, tags
+from cloudcompute_emulator.audit import record_event
 from cloudcompute_emulator.clock import isoformat, new_id
-from cloudcompute_emulator.errors import invalid, not_found
-from cloudcompute_emulator.lifecycle import transition_hook
-from cloudcompute_emulator.projects import close_charges, register_billable
-from cloudcompute_emulator.resources.instances import allocate_address, allocate_private_address
+from cloudcompute_emulator.errors import ApiError, invalid, not_found
+from cloudcompute_emulator.ports import Domain, Principal
+from cloudcompute_emulator.projects import close_charges
+from cloudcompute_emulator.resources import references, volumes
+from cloudcompute_emulator.resources.instances import HOSTNAME, allocate_address, allocate_private_address
+from cloudcompute_emulator.resources.ownership import find_owned, get_owned
+from cloudcompute_emulator.schemas.clusters import ClusterDeploy
 from cloudcompute_emulator.store import Record
-
-if TYPE_CHECKING:
-    from cloudcompute_emulator.context import ApiContext
-    from cloudcompute_emulator.state import EmulatorState
 
 # Statuses of a provisioned cluster: it has a jump host address and worker nodes.
 PROVISIONED = frozenset({"running", "offline"})
@@ -38,18 +38,15 @@ POWER_TARGET = {"boot": "running", "shutdown": "offline", "force_shutdown": "off
 EXTENSION_SETTINGS = ("auto_renew", "pay_as_you_go", "end_contract")
 
 
-def _cluster_rate(cluster: Record) -> float | None:
+def hourly_rate(cluster: Record) -> float | None:
     return None if cluster["status"] in NOT_BILLED else cluster["price_per_hour"]
-
-
-register_billable(kinds.CLUSTERS, _cluster_rate)
 
 
 # -- records and view ----------------------------------------------------------------------------
 
 
 def new_record(
-    state: EmulatorState,
+    state: Domain,
     project_id: str,
     *,
     hostname: str,
@@ -96,7 +93,7 @@ def new_record(
     }
 
 
-def attach_shared_volume(state: EmulatorState, cluster: Record, volume: Record, mount_point: str) -> None:
+def attach_shared_volume(state: Domain, cluster: Record, volume: Record, mount_point: str) -> None:
     volume["cluster_id"] = cluster["id"]
     volume["status"] = "attached"
     volume["target"] = None
@@ -117,7 +114,7 @@ _HARDWARE: dict[str, dict[str, Any]] = {
 }
 
 
-def _shared_volume_views(state: EmulatorState, cluster: Record) -> list[dict[str, Any]]:
+def _shared_volume_views(state: Domain, cluster: Record) -> list[dict[str, Any]]:
     table = state.store.table(kinds.VOLUMES)
     views = []
     for mount in cluster["shared_volumes"]:
@@ -129,7 +126,7 @@ def _shared_volume_views(state: EmulatorState, cluster: Record) -> list[dict[str
     return views
 
 
-def view(state: EmulatorState, cluster: Record) -> dict[str, Any]:
+def view(state: Domain, cluster: Record) -> dict[str, Any]:
     image = catalog.IMAGES_BY_TYPE.get(cluster["image"])
     extension = cluster["extension_settings"]
     return {
@@ -162,33 +159,24 @@ def view(state: EmulatorState, cluster: Record) -> dict[str, Any]:
     }
 
 
-def find(ctx: ApiContext, cluster_id: str) -> Record:
-    cluster = ctx.store.get(kinds.CLUSTERS, cluster_id)
-    if cluster is None or cluster["project_id"] != ctx.project_id:
-        raise not_found(f"Cluster {cluster_id}")
-    return cluster
-
-
 # -- transitions ---------------------------------------------------------------------------------
 
 
-def start_lifecycle(state: EmulatorState, cluster: Record, start: float | None = None) -> None:
+def start_lifecycle(state: Domain, cluster: Record, start: float | None = None) -> None:
     state.scheduler.schedule_step(state, kinds.CLUSTERS, cluster, "cluster.ordered", start=start, hook="cluster.provisioning")
 
 
-@transition_hook("cluster.provisioning")
-def _provisioning(state: EmulatorState, cluster: Record, at: float, _params: dict) -> None:
+def _provisioning(state: Domain, cluster: Record, at: float, _params: dict) -> None:
     cluster["status"] = "provisioning"
     state.store.save(kinds.CLUSTERS, cluster)
     state.scheduler.schedule_step(state, kinds.CLUSTERS, cluster, "cluster.provisioning", start=at, hook="cluster.running")
 
 
-@transition_hook("cluster.running")
-def _running(state: EmulatorState, cluster: Record, _at: float, _params: dict) -> None:
+def _running(state: Domain, cluster: Record, _at: float, _params: dict) -> None:
     provision(state, cluster, "running")
 
 
-def provision(state: EmulatorState, cluster: Record, status: str) -> None:
+def provision(state: Domain, cluster: Record, status: str) -> None:
     """The jump host's address and the worker nodes (in ``status``), as a finished deploy has them."""
     if cluster["ip"] is None:
         cluster["ip"] = allocate_address(state)
@@ -219,7 +207,7 @@ def _find_node(cluster: Record, node_id: str) -> Record | None:
     return next((node for node in cluster["worker_nodes"] if node["id"] == node_id), None)
 
 
-def node_action(state: EmulatorState, cluster: Record, node_id: str, action: str) -> str:
+def node_action(state: Domain, cluster: Record, node_id: str, action: str) -> str:
     """Dispatch a power action to a worker or (``node_id`` = cluster id) the jump host.
 
     Returns the node's role (``worker`` or ``jump_host``). 404 for an unknown node; 400 when the
@@ -244,7 +232,7 @@ def _require_provisioned(cluster: Record, action: str, what: str) -> None:
         raise invalid(f"Cannot {action} {what} cluster {cluster['id']} while the cluster is {cluster['status']}")
 
 
-def _dispatch(state: EmulatorState, cluster: Record, node: Record, action: str, target: str, node_id: str) -> None:
+def _dispatch(state: Domain, cluster: Record, node: Record, action: str, target: str, node_id: str) -> None:
     pending = node.get("pending_power")
     if pending == target:
         return
@@ -262,8 +250,7 @@ def _dispatch(state: EmulatorState, cluster: Record, node: Record, action: str, 
     )
 
 
-@transition_hook("cluster.node_power_done")
-def _node_power_done(state: EmulatorState, cluster: Record, _at: float, params: dict) -> None:
+def _node_power_done(state: Domain, cluster: Record, _at: float, params: dict) -> None:
     if cluster["status"] not in PROVISIONED:
         return
     node = cluster if params["node_id"] == cluster["id"] else _find_node(cluster, params["node_id"])
@@ -277,7 +264,7 @@ def _node_power_done(state: EmulatorState, cluster: Record, _at: float, params: 
 # -- discontinue ---------------------------------------------------------------------------------
 
 
-def discontinue(state: EmulatorState, cluster: Record) -> bool:
+def discontinue(state: Domain, cluster: Record) -> bool:
     """Stop charging now and remove the cluster after a while. False when already on its way."""
     if cluster["status"] == "deleting":
         return False
@@ -293,8 +280,7 @@ def discontinue(state: EmulatorState, cluster: Record) -> bool:
     return True
 
 
-@transition_hook("cluster.remove")
-def _remove(state: EmulatorState, cluster: Record, at: float, _params: dict) -> None:
+def _remove(state: Domain, cluster: Record, at: float, _params: dict) -> None:
     table = state.store.table(kinds.VOLUMES)
     for mount in cluster["shared_volumes"]:
         volume = table.get(mount["id"])
@@ -305,3 +291,118 @@ def _remove(state: EmulatorState, cluster: Record, at: float, _params: dict) -> 
             state.store.save(kinds.VOLUMES, volume)
     # gone from the API; kept for raw dumps
     state.store.retire(kinds.CLUSTERS, cluster["id"], isoformat(at))
+
+
+# -- deploy (POST /v1/clusters), discontinue and node actions of the caller ----------------------
+
+
+def _resolve_existing_volumes(state: Domain, caller: Principal, body: ClusterDeploy) -> list[Record]:
+    found = []
+    for volume_id in dict.fromkeys(ref.id for ref in body.existing_volumes or []):
+        volume = find_owned(state, kinds.VOLUMES, volume_id, caller.project_id)
+        if volume is None or volume["is_permanently_deleted"]:
+            raise invalid(f"existing_volumes: volume {volume_id} not found")
+        if not catalog.VOLUME_TYPES_BY_NAME[volume["type"]].is_shared_fs:
+            raise invalid(f"existing_volumes: volume {volume_id} is a {volume['type']} volume, not a shared file system")
+        if volume["status"] != "detached":
+            raise invalid(f"existing_volumes: volume {volume_id} must be detached (it is {volume['status']})")
+        if volume["location"] != body.location_code:
+            raise invalid(f"existing_volumes: volume {volume_id} is in {volume['location']}, not {body.location_code}")
+        found.append(volume)
+    return found
+
+
+def _extension_settings(body: ClusterDeploy) -> str:
+    """``extension_settings`` wins over the deprecated flags; neither flag set ends the contract."""
+    if body.extension_settings is not None:
+        return body.extension_settings
+    if body.turn_to_pay_as_you_go:
+        return "pay_as_you_go"
+    if body.auto_rental_extension:
+        return "auto_renew"
+    return "end_contract"
+
+
+def _check_deploy_request(state: Domain, caller: Principal, body: ClusterDeploy) -> dict[str, Any]:
+    """Everything a deploy needs, validated before anything is created (400/402/503)."""
+    volumes.check_location(body.location_code)
+    cluster_type = catalog.CLUSTER_TYPES_BY_CODE.get(body.cluster_type)
+    if cluster_type is None:
+        raise invalid(f"cluster_type: unknown cluster type '{body.cluster_type}' (see GET /v1/cluster-types)")
+    if not HOSTNAME.match(body.hostname):
+        raise invalid("hostname: letters, digits, '-' and '.' only, starting and ending with a letter or digit")
+    if body.image not in cluster_type.supported_os:
+        if body.image in catalog.CLUSTER_IMAGES_BY_TYPE:
+            raise invalid(f"image: '{body.image}' is not supported by cluster type {cluster_type.code}")
+        raise invalid(f"image: '{body.image}' is not a cluster image type from GET /v1/images/cluster")
+    if body.contract == "LONG_TERM":
+        raise invalid("contract: only PAY_AS_YOU_GO is currently supported for clusters")
+    ssh_key_ids = references.ssh_key_ids(state, caller.project_id, body.ssh_key_ids)
+    if not ssh_key_ids:
+        raise invalid("ssh_key_ids: at least one SSH key is required for the jump host")
+    references.startup_script_id(state, caller.project_id, body.startup_script_id)
+    existing = _resolve_existing_volumes(state, caller, body)
+    tags.check_inputs(body.tags)
+    if projects.balance(state, caller.project_id) <= 0:
+        raise ApiError(402, "Not enough funds to deploy: the project balance is not positive")
+    if capacity.available(state, (cluster_type.code, body.location_code, False)) < 1:
+        raise ApiError(503, f"No capacity for cluster type {cluster_type.code} in {body.location_code}; retry later or choose another location")
+    return {"cluster_type": cluster_type, "ssh_key_ids": ssh_key_ids, "existing": existing}
+
+
+# audit action recorded per node action
+NODE_AUDIT_ACTION = {"boot": "start", "shutdown": "shutdown", "force_shutdown": "shutdown"}
+
+
+def _audit(state: Domain, caller: Principal, action: str, cluster: Record, **extra: Any) -> None:
+    # clusters are compute objects in the audit log (its object types have no "cluster")
+    record_event(state, caller, "compute", action, cluster["id"], location_code=cluster["location"], compute=view(state, cluster), **extra)
+
+
+def deploy(state: Domain, caller: Principal, body: ClusterDeploy) -> Record:
+    """A new cluster, ``ordered``, with its new shared volume and the existing ones asked for."""
+    plan = _check_deploy_request(state, caller, body)
+    cluster = new_record(
+        state, caller.project_id, hostname=body.hostname, cluster_type=plan["cluster_type"], image=body.image,
+        location=body.location_code, user_id=caller.user_id, description=body.description or "",
+        ssh_key_ids=plan["ssh_key_ids"], startup_script_id=body.startup_script_id,
+        tag_ids=tags.resolve_inputs(state, caller.project_id, body.tags), extension_settings=_extension_settings(body),
+    )
+    state.store.insert(kinds.CLUSTERS, cluster)
+    shared = volumes.new_record(
+        state, caller.project_id, name=body.shared_volume.name, size=body.shared_volume.size,
+        volume_type=catalog.CLUSTER_SHARED_VOLUME_TYPE, location=body.location_code, status="attached",
+        user_id=caller.user_id,
+    )
+    state.store.insert(kinds.VOLUMES, shared)
+    attach_shared_volume(state, cluster, shared, catalog.CLUSTER_SHARED_MOUNT_POINT)
+    for volume in plan["existing"]:
+        attach_shared_volume(state, cluster, volume, volumes.default_mount_point(volume))
+    start_lifecycle(state, cluster)
+    _audit(state, caller, "create", cluster)
+    record_event(
+        state, caller, "volume", "create", shared["id"], location_code=shared["location"], volume=volumes.view(state, shared)
+    )
+    return cluster
+
+
+def discontinue_all(state: Domain, caller: Principal, cluster_ids: list[str]) -> None:
+    """All or nothing: every cluster is looked up before any is discontinued."""
+    targets = {cluster_id: get_owned(state, kinds.CLUSTERS, cluster_id, caller.project_id) for cluster_id in cluster_ids}
+    for cluster in targets.values():
+        if discontinue(state, cluster):
+            _audit(state, caller, "delete", cluster, operation="discontinue")
+
+
+def act_on_node(state: Domain, caller: Principal, cluster_id: str, node_id: str, action: str) -> None:
+    cluster = get_owned(state, kinds.CLUSTERS, cluster_id, caller.project_id)
+    role = node_action(state, cluster, node_id, action)
+    _audit(state, caller, NODE_AUDIT_ACTION[action], cluster, node_id=node_id, node_role=role, operation=action)
+
+
+TRANSITION_HOOKS = {
+    "cluster.provisioning": _provisioning,
+    "cluster.running": _running,
+    "cluster.node_power_done": _node_power_done,
+    "cluster.remove": _remove,
+}

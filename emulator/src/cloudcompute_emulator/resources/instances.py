@@ -10,22 +10,22 @@ delete/discontinue/delete_stuck/hibernate -> ``deleting`` -> gone; evicted spot 
 from __future__ import annotations
 
 import ipaddress
+import re
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from cloudcompute_emulator import catalog, kinds, tags
-from cloudcompute_emulator.audit import record_system_event
+from cloudcompute_emulator import capacity, catalog, kinds, projects, tags
+from cloudcompute_emulator.audit import record_event, record_system_event
 from cloudcompute_emulator.clock import isoformat, new_id
-from cloudcompute_emulator.errors import ApiError, invalid, not_found
-from cloudcompute_emulator.lifecycle import transition_hook
-from cloudcompute_emulator.projects import close_charges, register_billable
-from cloudcompute_emulator.resources import volumes
+from cloudcompute_emulator.errors import ApiError, invalid
+from cloudcompute_emulator.ports import Domain, Principal
+from cloudcompute_emulator.projects import close_charges
+from cloudcompute_emulator.resources import references, volumes
+from cloudcompute_emulator.resources.ownership import find_owned, get_owned
+from cloudcompute_emulator.schemas.instances import InstanceAction, InstanceDeploy
 from cloudcompute_emulator.store import Record
 
-if TYPE_CHECKING:
-    from cloudcompute_emulator.context import ApiContext
-    from cloudcompute_emulator.state import EmulatorState
-
+HOSTNAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$")
 # Statuses in which an instance no longer bills (deleting stops charging, spec section 1).
 NOT_BILLED = frozenset({"deleting", "discontinued"})
 # Plain delete/discontinue are allowed from every settled status; delete_stuck also while the
@@ -48,11 +48,8 @@ AUDIT_ACTION = {
 }
 
 
-def _instance_rate(instance: Record) -> float | None:
+def hourly_rate(instance: Record) -> float | None:
     return None if instance["status"] in NOT_BILLED else instance["price_per_hour"]
-
-
-register_billable(kinds.INSTANCES, _instance_rate)
 
 
 # -- addresses -----------------------------------------------------------------------------------
@@ -80,7 +77,7 @@ def _loopback_address(index: int) -> str:
     return str(ipaddress.ip_address("127.1.0.0") + block * 256 + offset + 1)
 
 
-def allocate_address(state: EmulatorState) -> str:
+def allocate_address(state: Domain) -> str:
     """A public address (instances, cluster jump hosts and workers share one sequence)."""
     index = state.store.next_counter("instance_ip_counter") - 1
     if state.settings.instance_ip_mode == "loopback":
@@ -91,7 +88,7 @@ def allocate_address(state: EmulatorState) -> str:
 _PRIVATE_POOL = ipaddress.ip_network("10.0.0.0/8")
 
 
-def allocate_private_address(state: EmulatorState) -> str:
+def allocate_private_address(state: Domain) -> str:
     """A private-network address (cluster workers), 10.0.0.1 upward, .0 and .255 skipped."""
     index = state.store.next_counter("private_ip_counter") - 1
     block, offset = divmod(index % (_PRIVATE_POOL.num_addresses // 256 * 254), 254)
@@ -102,7 +99,7 @@ def allocate_private_address(state: EmulatorState) -> str:
 
 
 def new_record(
-    state: EmulatorState,
+    state: Domain,
     project_id: str,
     *,
     hostname: str,
@@ -163,7 +160,7 @@ _HARDWARE: dict[str, dict[str, Any]] = {
 }
 
 
-def view(state: EmulatorState, instance: Record) -> dict[str, Any]:
+def view(state: Domain, instance: Record) -> dict[str, Any]:
     image = catalog.IMAGES_BY_TYPE.get(instance["image"])
     return {
         "id": instance["id"],
@@ -192,24 +189,16 @@ def view(state: EmulatorState, instance: Record) -> dict[str, Any]:
     }
 
 
-def find(ctx: ApiContext, instance_id: str) -> Record:
-    instance = ctx.store.get(kinds.INSTANCES, instance_id)
-    if instance is None or instance["project_id"] != ctx.project_id:
-        raise not_found(f"Instance {instance_id}")
-    return instance
-
-
 # -- transitions ---------------------------------------------------------------------------------
 
 
-def start_lifecycle(state: EmulatorState, instance: Record, start: float | None = None) -> None:
+def start_lifecycle(state: Domain, instance: Record, start: float | None = None) -> None:
     state.scheduler.schedule_step(
         state, kinds.INSTANCES, instance, "instance.ordered", start=start, hook="instance.provisioning"
     )
 
 
-@transition_hook("instance.provisioning")
-def _provisioning(state: EmulatorState, instance: Record, at: float, _params: dict) -> None:
+def _provisioning(state: Domain, instance: Record, at: float, _params: dict) -> None:
     instance["status"] = "provisioning"
     if instance["ip"] is None:
         instance["ip"] = allocate_address(state)
@@ -219,15 +208,13 @@ def _provisioning(state: EmulatorState, instance: Record, at: float, _params: di
     )
 
 
-@transition_hook("instance.power_done")
-def _power_done(state: EmulatorState, instance: Record, _at: float, params: dict) -> None:
+def _power_done(state: Domain, instance: Record, _at: float, params: dict) -> None:
     instance["status"] = params["to"]
     instance["pending_power"] = None
     state.store.save(kinds.INSTANCES, instance)
 
 
-@transition_hook("instance.remove")
-def _remove(state: EmulatorState, instance: Record, at: float, _params: dict) -> None:
+def _remove(state: Domain, instance: Record, at: float, _params: dict) -> None:
     volume_table = state.store.table(kinds.VOLUMES)
     for volume_id in list(instance["volume_ids"]):
         if volume_id in volume_table:
@@ -240,7 +227,7 @@ def _remove(state: EmulatorState, instance: Record, at: float, _params: dict) ->
     )
 
 
-def begin_removal(state: EmulatorState, instance: Record, status: str, step: str, at: float | None = None) -> None:
+def begin_removal(state: Domain, instance: Record, status: str, step: str, at: float | None = None) -> None:
     """Stop charging now and remove the instance after ``step``."""
     moment = state.clock.now() if at is None else at
     close_charges(state, kinds.INSTANCES, instance, moment)
@@ -253,7 +240,7 @@ def begin_removal(state: EmulatorState, instance: Record, status: str, step: str
 # -- actions (PUT /v1/instances) -----------------------------------------------------------------
 
 
-def _power(state: EmulatorState, instance: Record, action: str) -> bool:
+def _power(state: Domain, instance: Record, action: str) -> bool:
     target = POWER_TARGET[action]
     pending = instance.get("pending_power")
     if pending == target:
@@ -274,7 +261,7 @@ def _power(state: EmulatorState, instance: Record, action: str) -> bool:
     return True
 
 
-def _delete(state: EmulatorState, instance: Record, action: str, volume_ids: list[str] | None, permanently: bool) -> bool:
+def _delete(state: Domain, instance: Record, action: str, volume_ids: list[str] | None, permanently: bool) -> bool:
     status = instance["status"]
     if status == "deleting" and action != "delete_stuck":
         return False
@@ -305,7 +292,7 @@ def _delete(state: EmulatorState, instance: Record, action: str, volume_ids: lis
     return True
 
 
-def _hibernate(state: EmulatorState, instance: Record) -> bool:
+def _hibernate(state: Domain, instance: Record) -> bool:
     if instance["status"] != "offline" or instance.get("pending_power"):
         raise invalid(f"Instance {instance['id']} must be shut down before it can hibernate (it is {instance['status']})")
     volume_table = state.store.table(kinds.VOLUMES)
@@ -319,7 +306,7 @@ def _hibernate(state: EmulatorState, instance: Record) -> bool:
 
 
 def perform_action(
-    state: EmulatorState, instance: Record, action: str, volume_ids: list[str] | None, permanently: bool
+    state: Domain, instance: Record, action: str, volume_ids: list[str] | None, permanently: bool
 ) -> bool:
     """Apply one action to one instance. True: accepted (202); False: already so (204)."""
     if action in UNAVAILABLE_ACTIONS:
@@ -347,10 +334,184 @@ def check_volume_ids(instances: list[Record], volume_ids: list[str] | None) -> N
         raise invalid(f"volume_ids: not attached to the instance: {', '.join(stray)}")
 
 
+def _audit(state: Domain, caller: Principal, action: str, instance: Record, **extra: Any) -> None:
+    record_event(
+        state, caller, "compute", action, instance["id"], location_code=instance["location"],
+        compute=view(state, instance), **extra,
+    )
+
+
+def _act(state: Domain, caller: Principal, instance: Record, body: InstanceAction) -> bool:
+    changed = perform_action(state, instance, body.action, body.volume_ids, bool(body.delete_permanently))
+    if changed:
+        _audit(state, caller, AUDIT_ACTION[body.action], instance, operation=body.action)
+    return changed
+
+
+def act_on_one(state: Domain, caller: Principal, body: InstanceAction) -> bool:
+    """A single action (``body.id`` one id): errors raise; False when already so (nothing done)."""
+    instance = get_owned(state, kinds.INSTANCES, body.id, caller.project_id)
+    check_volume_ids([instance], body.volume_ids)
+    return _act(state, caller, instance, body)
+
+
+def act_on_many(state: Domain, caller: Principal, body: InstanceAction) -> list[dict[str, Any]]:
+    """A bulk action (``body.id`` a list): one result per id, an error result instead of raising."""
+    if not body.id:
+        raise invalid("id: at least one instance id is required")
+    owned = [find_owned(state, kinds.INSTANCES, instance_id, caller.project_id) for instance_id in body.id]
+    check_volume_ids([instance for instance in owned if instance is not None], body.volume_ids)
+    results = []
+    for instance_id in body.id:
+        try:
+            _act(state, caller, get_owned(state, kinds.INSTANCES, instance_id, caller.project_id), body)
+            results.append(_result(body.action, instance_id))
+        except ApiError as error:
+            results.append(_result(body.action, instance_id, error))
+    return results
+
+
+def _result(action: str, instance_id: str, error: ApiError | None = None) -> dict[str, Any]:
+    if error is None:
+        return {"action": action, "instanceId": instance_id, "status": "success"}
+    return {"action": action, "instanceId": instance_id, "status": "error", "error": error.message, "statusCode": error.status}
+
+
+# -- deploy (POST /v1/instances) --------------------------------------------------------------------
+
+
+def _resolve_image(state: Domain, caller: Principal, body: InstanceDeploy, instance_type: catalog.InstanceType) -> tuple[str, Record | None]:
+    """(image type, customised OS volume to boot from or None)."""
+    image = catalog.IMAGES_BY_TYPE.get(body.image)
+    if image is not None:
+        if image.is_cluster or image.image_type not in instance_type.supported_os:
+            raise invalid(f"image: '{body.image}' is not supported by instance type {instance_type.code}")
+        return image.image_type, None
+    volume = find_owned(state, kinds.VOLUMES, body.image, caller.project_id)
+    if volume is None or not volume["is_os_volume"]:
+        raise invalid(f"image: '{body.image}' is neither an image type from GET /v1/images nor an OS volume id")
+    if volume["status"] != "detached":
+        raise invalid(f"image: OS volume {volume['id']} must be detached (it is {volume['status']})")
+    if volume["location"] != body.location_code:
+        raise invalid(f"image: OS volume {volume['id']} is in {volume['location']}, not {body.location_code}")
+    return volume["os_image"] or instance_type.default_image(), volume
+
+
+def _resolve_ssh_keys(state: Domain, caller: Principal, ssh_key_ids: str | list[str] | None) -> list[str]:
+    if not any(True for _ in state.store.records(kinds.SSH_KEYS, caller.project_id)):
+        raise invalid("At least one SSH key must exist in the project before deploying")
+    return references.ssh_key_ids(state, caller.project_id, ssh_key_ids)
+
+
+def _resolve_existing_volumes(state: Domain, caller: Principal, volume_ids: list[str] | None, location: str) -> list[Record]:
+    found = []
+    for volume_id in dict.fromkeys(volume_ids or []):
+        volume = find_owned(state, kinds.VOLUMES, volume_id, caller.project_id)
+        if volume is None:
+            raise invalid(f"existing_volumes: volume {volume_id} not found")
+        if volume["status"] != "detached" or volume["is_os_volume"]:
+            raise invalid(f"existing_volumes: volume {volume_id} must be a detached data volume (it is {volume['status']})")
+        if volume["location"] != location:
+            raise invalid(f"existing_volumes: volume {volume_id} is in {volume['location']}, not {location}")
+        found.append(volume)
+    return found
+
+
+def _check_deploy_request(state: Domain, caller: Principal, body: InstanceDeploy) -> dict[str, Any]:
+    """Everything a deploy needs, validated before anything is created (400/402/503)."""
+    volumes.check_location(body.location_code)
+    instance_type = catalog.INSTANCE_TYPES_BY_CODE.get(body.instance_type)
+    if instance_type is None:
+        raise invalid(f"instance_type: unknown instance type '{body.instance_type}'")
+    if not HOSTNAME.match(body.hostname):
+        raise invalid("hostname: letters, digits, '-' and '.' only, starting and ending with a letter or digit")
+    is_spot = bool(body.is_spot) or body.contract == "SPOT"
+    if is_spot and body.contract == "LONG_TERM":
+        raise invalid("contract: a spot instance cannot have a LONG_TERM contract")
+    if body.pricing == "DYNAMIC_PRICE":
+        raise invalid("pricing: only FIXED_PRICE is supported")
+    image_type, os_source = _resolve_image(state, caller, body, instance_type)
+    ssh_key_ids = _resolve_ssh_keys(state, caller, body.ssh_key_ids)
+    references.startup_script_id(state, caller.project_id, body.startup_script_id)
+    existing = _resolve_existing_volumes(state, caller, body.existing_volumes, body.location_code)
+    for spec in body.volumes or []:
+        volumes.check_standalone_type(spec.type, "volumes[].type")
+        tags.check_inputs(spec.tags)
+    tags.check_inputs(body.tags)
+    if body.os_volume is not None:
+        tags.check_inputs(body.os_volume.tags)
+    if projects.balance(state, caller.project_id) <= 0:
+        raise ApiError(402, "Not enough funds to deploy: the project balance is not positive")
+    if capacity.available(state, (instance_type.code, body.location_code, is_spot)) < 1:
+        kind = "spot " if is_spot else ""
+        raise ApiError(503, f"No {kind}capacity for {instance_type.code} in {body.location_code}; retry later or choose another location")
+    return {
+        "instance_type": instance_type, "image_type": image_type, "os_source": os_source,
+        "ssh_key_ids": ssh_key_ids, "existing": existing, "is_spot": is_spot,
+        "contract": "SPOT" if is_spot else (body.contract or "PAY_AS_YOU_GO"),
+    }
+
+
+def _create_attached_volume(state: Domain, caller: Principal, instance: Record, **fields: Any) -> Record:
+    volume = volumes.new_record(
+        state, caller.project_id, location=instance["location"], status="attached", user_id=caller.user_id, **fields
+    )
+    state.store.insert(kinds.VOLUMES, volume)
+    volumes.link(state, volume, instance)
+    return volume
+
+
+def deploy(state: Domain, caller: Principal, body: InstanceDeploy) -> Record:
+    """A new instance, ``ordered``, with its OS volume and the volumes asked for (all checked first)."""
+    plan = _check_deploy_request(state, caller, body)
+    instance_type: catalog.InstanceType = plan["instance_type"]
+    instance = new_record(
+        state, caller.project_id, hostname=body.hostname, instance_type=instance_type, image=plan["image_type"],
+        location=body.location_code, is_spot=plan["is_spot"], contract=plan["contract"], user_id=caller.user_id,
+        description=body.description or "", ssh_key_ids=plan["ssh_key_ids"], startup_script_id=body.startup_script_id,
+        tag_ids=tags.resolve_inputs(state, caller.project_id, body.tags), coupon=body.coupon,
+    )
+    state.store.insert(kinds.INSTANCES, instance)
+    new_volumes = []
+    os_volume: Record | None = plan["os_source"]
+    if os_volume is not None:
+        volumes.link(state, os_volume, instance)
+        os_volume["status"] = "attached"
+    else:
+        os_spec = body.os_volume
+        os_volume = _create_attached_volume(
+            state, caller, instance,
+            name=os_spec.name if os_spec else f"OS-NVMe-{body.hostname}"[:255],
+            size=os_spec.size if os_spec else instance_type.default_os_volume_gb,
+            volume_type=catalog.OS_VOLUME_TYPE, is_os_volume=True, os_image=plan["image_type"],
+            ssh_key_ids=plan["ssh_key_ids"],
+            on_spot_discontinue=(os_spec.on_spot_discontinue if os_spec else None) or "keep_detached",
+            tag_ids=tags.resolve_inputs(state, caller.project_id, os_spec.tags if os_spec else None),
+        )
+        new_volumes.append(os_volume)
+    instance["os_volume_id"] = os_volume["id"]
+    for spec in body.volumes or []:
+        new_volumes.append(
+            _create_attached_volume(
+                state, caller, instance, name=spec.name, size=spec.size, volume_type=spec.type,
+                on_spot_discontinue=spec.on_spot_discontinue or "keep_detached",
+                tag_ids=tags.resolve_inputs(state, caller.project_id, spec.tags),
+            )
+        )
+    for volume in plan["existing"]:
+        volumes.link(state, volume, instance)
+        volume["status"] = "attached"
+    start_lifecycle(state, instance)
+    _audit(state, caller, "create", instance)
+    for volume in new_volumes:
+        record_event(state, caller, "volume", "create", volume["id"], location_code=volume["location"], volume=volumes.view(state, volume))
+    return instance
+
+
 # -- spot eviction (control API) -----------------------------------------------------------------
 
 
-def evict(state: EmulatorState, instance: Record) -> None:
+def evict(state: Domain, instance: Record) -> None:
     if not instance["is_spot"]:
         raise ApiError(400, f"Instance {instance['id']} is not a spot instance")
     if instance["status"] in NOT_BILLED:
@@ -381,3 +542,10 @@ def evict(state: EmulatorState, instance: Record) -> None:
         state, instance["project_id"], "compute", "delete", instance["id"],
         location_code=instance["location"], compute=view(state, instance),
     )
+
+
+TRANSITION_HOOKS = {
+    "instance.provisioning": _provisioning,
+    "instance.power_done": _power_done,
+    "instance.remove": _remove,
+}

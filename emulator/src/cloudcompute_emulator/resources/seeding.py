@@ -2,37 +2,22 @@
 
 Seeding bypasses the API's checks that would only slow it down or make it impossible (capacity,
 balance, SSH keys) and records no audit events: it stands for resources made earlier by other
-means. Each kind registers its function with :func:`seeder`.
+means. ``SEEDERS`` names the function of each kind; the app factory registers them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cloudcompute_emulator import catalog, kinds, tags
+from cloudcompute_emulator.ports import Domain, Seeder
 from cloudcompute_emulator.resources import clusters, instances, volumes
-
-if TYPE_CHECKING:
-    from cloudcompute_emulator.state import EmulatorState
 
 # statuses in which an instance has been provisioned, so it has an address
 ADDRESSED_STATUSES = frozenset({"running", "offline", "provisioning", "error", "discontinued", "unknown"})
 
-Seeder = Callable[["EmulatorState", str, int, dict[str, Any]], list[str]]
-SEEDERS: dict[str, Seeder] = {}
 
-
-def seeder(kind: str) -> Callable[[Seeder], Seeder]:
-    def register(function: Seeder) -> Seeder:
-        SEEDERS[kind] = function
-        return function
-
-    return register
-
-
-@seeder("instances")
-def seed_instances(state: EmulatorState, project_id: str, count: int, options: dict[str, Any]) -> list[str]:
+def seed_instances(state: Domain, project_id: str, count: int, options: dict[str, Any]) -> list[str]:
     instance_type = catalog.INSTANCE_TYPES_BY_CODE[options["instance_type"]]
     image = options.get("image") or instance_type.default_image()
     status = options["status"]
@@ -73,8 +58,7 @@ def seed_instances(state: EmulatorState, project_id: str, count: int, options: d
     return [instance["id"] for instance in created_instances]
 
 
-@seeder("volumes")
-def seed_volumes(state: EmulatorState, project_id: str, count: int, options: dict[str, Any]) -> list[str]:
+def seed_volumes(state: Domain, project_id: str, count: int, options: dict[str, Any]) -> list[str]:
     tag_ids = tags.resolve_inputs(state, project_id, options.get("tags"))
     now = state.clock.now()
     created = [
@@ -89,8 +73,7 @@ def seed_volumes(state: EmulatorState, project_id: str, count: int, options: dic
     return [volume["id"] for volume in created]
 
 
-@seeder("clusters")
-def seed_clusters(state: EmulatorState, project_id: str, count: int, options: dict[str, Any]) -> list[str]:
+def seed_clusters(state: Domain, project_id: str, count: int, options: dict[str, Any]) -> list[str]:
     """Clusters ``<prefix>-cluster-00001``... with their /home shared volume; provisioned ones
     (``running``/``offline``) have their jump host address and workers at once."""
     cluster_type = catalog.CLUSTER_TYPES_BY_CODE[options["cluster_type"]]
@@ -121,3 +104,10 @@ def seed_clusters(state: EmulatorState, project_id: str, count: int, options: di
             state.scheduler.schedule_step(state, kinds.CLUSTERS, cluster, "cluster.provisioning", start=now, hook="cluster.running")
         created.append(cluster["id"])
     return created
+
+
+SEEDERS: dict[str, Seeder] = {
+    "instances": seed_instances,
+    "volumes": seed_volumes,
+    "clusters": seed_clusters,
+}

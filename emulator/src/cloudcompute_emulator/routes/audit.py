@@ -49,7 +49,9 @@ async def download_audit_log(ctx: Context, body: AuditDownloadRequest | None = N
     ctx.caller.require_role(*AUDIT_ROLES)
     body = body or AuditDownloadRequest()
     export = audit.create_export(
-        ctx,
+        ctx.state,
+        ctx.project_id,
+        str(ctx.request.base_url),
         body.action,
         body.object_type,
         audit.parse_date("start_date", body.start_date),

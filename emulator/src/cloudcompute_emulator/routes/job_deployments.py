@@ -8,12 +8,9 @@ Every endpoint here takes an access token or the project's inference API key
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from cloudcompute_emulator.context import ApiContext, ServerlessContext
-from cloudcompute_emulator.errors import invalid
 from cloudcompute_emulator.resources import serverless
 from cloudcompute_emulator.resources.serverless import JOBS
 from cloudcompute_emulator.routes import _responses
@@ -37,35 +34,19 @@ JOB_DELETE_RESPONSES = {
 }
 
 
-def _audit(ctx: ApiContext, action: str, record: Record, **extra: Any) -> None:
-    ctx.audit("job_deployment", action, record["name"], job_deployment=serverless.view(record), **extra)
-
-
-def _find(ctx: ApiContext, name: str, for_change: bool = False) -> Record:
-    record = serverless.find(ctx, JOBS, name)
-    if for_change:
-        serverless.require_not_deleting(record, JOBS)
-    return record
+def _find(ctx: ApiContext, name: str) -> Record:
+    return serverless.find(ctx.state, ctx.project_id, JOBS, name)
 
 
 @router.get(PREFIX, response_model=list[JobDeployment], summary="Job deployments")
 async def list_job_deployments(ctx: ServerlessContext):
-    return _responses.json([serverless.view(record) for record in serverless.live(ctx, JOBS)])
+    return _responses.json([serverless.view(record) for record in serverless.live(ctx.state, ctx.project_id, JOBS)])
 
 
 @router.post(PREFIX, status_code=201, response_model=JobDeployment, responses=_responses.errors(402, 409, 503),
              summary="Create a job deployment")
 async def create_job_deployment(ctx: ServerlessContext, body: JobDeploymentCreate):
-    containers = serverless.containers(ctx, body.containers)
-    compute = serverless.compute(body.compute)
-    scaling = serverless.job_scaling(body.scaling)
-    registry = serverless.registry_settings(ctx, body.container_registry_settings)
-    serverless.require_free_name(ctx, JOBS, body.name)
-    serverless.check_can_deploy(ctx, compute)
-    record = ctx.store.insert(
-        JOBS, serverless.new_record(ctx, JOBS, name=body.name, containers=containers, compute=compute, scaling=scaling, registry=registry)
-    )
-    _audit(ctx, "create", record)
+    record = serverless.create_job_deployment(ctx.state, ctx.caller, str(ctx.request.base_url), body)
     return _responses.json(serverless.view(record), status_code=201)
 
 
@@ -77,35 +58,13 @@ async def get_job_deployment(ctx: ServerlessContext, jobName: str):  # noqa: N80
 @router.patch(PREFIX + "/{jobName}", response_model=JobDeployment, responses=_responses.errors(404, 503),
               summary="Replace the given top-level fields")
 async def patch_job_deployment(ctx: ServerlessContext, jobName: str, body: JobDeploymentPatch):  # noqa: N803
-    record = _find(ctx, jobName, for_change=True)
-    if body.name is not None and body.name != record["name"]:
-        raise invalid(f"name: immutable (the job is {record['name']})")
-    changes: dict[str, Any] = {}
-    if body.containers is not None:
-        changes["containers"] = serverless.containers(ctx, body.containers, record["containers"])
-    if body.compute is not None:
-        changes["compute"] = serverless.compute(body.compute)
-    if body.scaling is not None:
-        changes["scaling"] = serverless.job_scaling(body.scaling)
-    if body.container_registry_settings is not None:
-        changes["container_registry_settings"] = serverless.registry_settings(ctx, body.container_registry_settings)
-    changes = {key: value for key, value in changes.items() if value != record[key]}
-    if "compute" in changes:
-        serverless.check_can_deploy(ctx, changes["compute"])
-    if changes:
-        record.update(changes)
-        ctx.store.save(JOBS, record)
-        _audit(ctx, "update", record)
-    return _responses.json(serverless.view(record))
+    return _responses.json(serverless.view(serverless.patch(ctx.state, ctx.caller, JOBS, jobName, body)))
 
 
 @router.delete(PREFIX + "/{jobName}", status_code=204, response_class=_responses.Response, responses=JOB_DELETE_RESPONSES,
                summary="Delete a job deployment (waits up to timeout ms for the removal)")
 async def delete_job_deployment(ctx: ServerlessContext, jobName: str, timeout: DeleteTimeout = DELETE_TIMEOUT_DEFAULT_MS):  # noqa: N803
-    record = _find(ctx, jobName)
-    if not record["deleting"]:
-        _audit(ctx, "delete", record)
-    return _responses.empty(204 if serverless.delete(ctx.state, record, timeout) else 202)
+    return _responses.empty(204 if serverless.delete(ctx.state, ctx.caller, JOBS, jobName, timeout) else 202)
 
 
 @router.get(PREFIX + "/{jobName}/scaling", response_model=JobScaling, responses=_responses.errors(404), summary="Scaling options")
@@ -121,26 +80,19 @@ async def get_job_status(ctx: ServerlessContext, jobName: str):  # noqa: N803
 @router.post(PREFIX + "/{jobName}/purge-queue", status_code=201, response_class=_responses.Response, responses=ACCEPTED_ACTION,
              summary="Drop the queued jobs")
 async def purge_job_queue(ctx: ServerlessContext, jobName: str):  # noqa: N803
-    record = _find(ctx, jobName, for_change=True)
-    record["queue_purged_at"] = ctx.now()
-    ctx.store.save(JOBS, record)
-    _audit(ctx, "other", record, operation="purge_queue")
+    serverless.purge_queue(ctx.state, ctx.caller, JOBS, jobName)
     return _responses.empty(201)
 
 
 @router.post(PREFIX + "/{jobName}/pause", status_code=201, response_class=_responses.Response, responses=ACCEPTED_ACTION,
              summary="Pause: queued jobs wait")
 async def pause_job(ctx: ServerlessContext, jobName: str):  # noqa: N803
-    record = _find(ctx, jobName, for_change=True)
-    if serverless.pause(ctx.state, record):
-        _audit(ctx, "shutdown", record, operation="pause")
+    serverless.pause(ctx.state, ctx.caller, JOBS, jobName)
     return _responses.empty(201)
 
 
 @router.post(PREFIX + "/{jobName}/resume", status_code=201, response_class=_responses.Response, responses=ACCEPTED_ACTION,
              summary="Resume a paused job deployment")
 async def resume_job(ctx: ServerlessContext, jobName: str):  # noqa: N803
-    record = _find(ctx, jobName, for_change=True)
-    if serverless.resume(ctx.state, record):
-        _audit(ctx, "start", record, operation="resume")
+    serverless.resume(ctx.state, ctx.caller, JOBS, jobName)
     return _responses.empty(201)

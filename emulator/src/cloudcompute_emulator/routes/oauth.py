@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from cloudcompute_emulator import auth
 from cloudcompute_emulator.context import ApiContext, PublicState
 from cloudcompute_emulator.errors import describe_validation_errors, invalid
+from cloudcompute_emulator.ports import Principal
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.schemas.auth import AccessToken, TokenRequest
 
@@ -70,7 +71,7 @@ async def issue_token(request: Request, state: PublicState):
             state, token_request.refresh_token, token_request.client_id, token_request.client_secret
         )
     request.state.log_client_id = credential["id"]
-    caller = auth.Principal(credential["id"], credential["project_id"], credential["role"], credential["user_id"])
+    caller = Principal(credential["id"], credential["project_id"], credential["role"], credential["user_id"])
     ApiContext(state, caller, request).audit(
         "cloud_api_credential", "authenticate", credential["id"], grant_type=token_request.grant_type
     )

@@ -7,34 +7,15 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 
 from cloudcompute_emulator import kinds
-from cloudcompute_emulator.clock import isoformat, new_id
-from cloudcompute_emulator.context import ApiContext, Context
-from cloudcompute_emulator.errors import forbidden, not_found
+from cloudcompute_emulator.context import Context
+from cloudcompute_emulator.resources import keys_scripts
 from cloudcompute_emulator.routes import _responses
 from cloudcompute_emulator.schemas.keys_scripts import StartupScript, StartupScriptCreate, StartupScriptDelete
-from cloudcompute_emulator.store import Record
 
 router = APIRouter(tags=["Startup scripts"])
 
 PAGE_SIZE_DEFAULT = 10
 PAGE_SIZE_MAX = 100
-
-
-def _view(record: Record) -> dict:
-    return {"id": record["id"], "name": record["name"], "script": record["script"], "created_at": record["created_at"]}
-
-
-def _find(ctx: ApiContext, script_id: str) -> Record:
-    record = ctx.store.get(kinds.SCRIPTS, script_id)
-    if record is None or record["project_id"] != ctx.project_id:
-        raise not_found(f"Startup script {script_id}")
-    return record
-
-
-def _delete(ctx: ApiContext, records: list[Record]) -> None:
-    for record in records:
-        ctx.store.retire(kinds.SCRIPTS, record["id"], isoformat(ctx.now()))
-        ctx.audit("startup_script", "delete", record["id"], startup_script=_view(record))
 
 
 @router.get(
@@ -51,15 +32,10 @@ async def list_scripts(
     orderBy: Annotated[Literal["created_at"], Query()] = "created_at",  # noqa: N803
     orderDirection: Annotated[Literal["asc", "desc"], Query()] = "desc",  # noqa: N803
 ):
-    records = list(ctx.store.records(kinds.SCRIPTS, ctx.project_id))
-    if name:
-        wanted = name.lower()
-        records = [record for record in records if wanted in record["name"].lower()]
-    # seq breaks ties between scripts created within the same millisecond
-    records.sort(key=lambda record: (record["created_ts"], record["seq"]), reverse=orderDirection == "desc")
+    records = keys_scripts.scripts(ctx.state, ctx.project_id, name, descending=orderDirection == "desc")
     start = (page - 1) * pageSize
     headers = {"X-Page": str(page), "X-Page-Size": str(pageSize), "X-Total-Count": str(len(records))}
-    return _responses.json([_view(record) for record in records[start : start + pageSize]], headers=headers)
+    return _responses.json([keys_scripts.script_view(record) for record in records[start : start + pageSize]], headers=headers)
 
 
 @router.post(
@@ -70,23 +46,7 @@ async def list_scripts(
     summary="Add a startup script (answers the new id as text; 403 beyond the project quota)",
 )
 async def create_script(ctx: Context, body: StartupScriptCreate):
-    quota = ctx.state.settings.startup_script_quota
-    if sum(1 for _ in ctx.store.records(kinds.SCRIPTS, ctx.project_id)) >= quota:
-        raise forbidden(f"Startup script quota exceeded: the project already has {quota} scripts")
-    now = ctx.now()
-    record = ctx.store.insert(
-        kinds.SCRIPTS,
-        {
-            "id": new_id(),
-            "seq": ctx.store.next_counter("script_seq"),
-            "project_id": ctx.project_id,
-            "name": body.name,
-            "script": body.script,
-            "created_at": isoformat(now),
-            "created_ts": now,
-        },
-    )
-    ctx.audit("startup_script", "create", record["id"], startup_script=_view(record))
+    record = keys_scripts.create_script(ctx.state, ctx.caller, body.name, body.script)
     return _responses.created_id(record["id"], 201)
 
 
@@ -95,7 +55,7 @@ async def create_script(ctx: Context, body: StartupScriptCreate):
     summary="Delete several startup scripts",
 )
 async def delete_scripts(ctx: Context, body: StartupScriptDelete):
-    _delete(ctx, [_find(ctx, script_id) for script_id in dict.fromkeys(body.scripts)])
+    keys_scripts.delete(ctx.state, ctx.caller, kinds.SCRIPTS, body.scripts)
     return _responses.empty(200)
 
 
@@ -104,7 +64,7 @@ async def delete_scripts(ctx: Context, body: StartupScriptDelete):
     summary="One startup script (as a one-element array)",
 )
 async def get_script(ctx: Context, scriptId: str):  # noqa: N803
-    return _responses.json([_view(_find(ctx, scriptId))])
+    return _responses.json([keys_scripts.script_view(ctx.get_owned(kinds.SCRIPTS, scriptId))])
 
 
 @router.delete(
@@ -112,5 +72,5 @@ async def get_script(ctx: Context, scriptId: str):  # noqa: N803
     responses=_responses.errors(404), summary="Delete a startup script",
 )
 async def delete_script(ctx: Context, scriptId: str):  # noqa: N803
-    _delete(ctx, [_find(ctx, scriptId)])
+    keys_scripts.delete(ctx.state, ctx.caller, kinds.SCRIPTS, [scriptId])
     return _responses.empty(200)

@@ -26,7 +26,6 @@ def add_tag_routes(
     kind: str,
     label: str,
     object_type: str,
-    find: Callable[[ApiContext, str], Record],
     view: Callable[[Any, Record], dict],
     check_taggable: Callable[[Record], None] | None = None,
 ) -> None:
@@ -36,7 +35,7 @@ def add_tag_routes(
     refusals = (403,) if check_taggable is not None else ()
 
     def _resource(ctx: ApiContext, resource_id: str) -> Record:
-        resource = find(ctx, resource_id)
+        resource = ctx.get_owned(kind, resource_id)
         if check_taggable is not None:
             check_taggable(resource)
         return resource
