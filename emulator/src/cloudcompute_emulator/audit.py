@@ -1,4 +1,4 @@
-"""The audit log: a CloudEvents 1.0 event for every mutating API call (decisions.md "Audit log").
+"""The audit log: a CloudEvents 1.0 event for every mutating API call.
 
 ``type`` is ``com.service.api.public-api.<object_type>.<action>.v1``, ``source`` is
 ``/projects/<project_id>``, ``subject`` the object's id, and ``data`` carries ``location_code``,

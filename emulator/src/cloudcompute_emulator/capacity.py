@@ -1,6 +1,5 @@
 """Capacity per (instance type, location, spot) and per (cluster type, location): deploys
-beyond it answer 503, and the availability endpoints report the same numbers (decisions.md
-"Capacity").
+beyond it answer 503, and the availability endpoints report the same numbers.
 
 A combination's capacity is its catalog default (catalog.py) unless the control API set it.
 Every instance and cluster that exists and is not being deleted holds one unit of its slot, so

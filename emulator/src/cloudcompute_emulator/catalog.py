@@ -23,7 +23,7 @@ def catalog_id(code: str) -> str:
 
 
 def price_text(amount: float) -> str:
-    """Catalog prices are numeric strings (decisions.md)."""
+    """Catalog prices are numeric strings, as the API sends them."""
     return f"{amount:.4f}".rstrip("0").rstrip(".") if amount else "0"
 
 
@@ -417,7 +417,7 @@ class ClusterType:
         return round(self.node_type.price_per_hour * self.nodes, 4)
 
     def node_details(self) -> list[str]:
-        # the first entry gives the number of worker nodes (decisions.md)
+        # the first entry gives the number of worker nodes
         return [
             f"{self.nodes}x {self.node_type.gpus} GPU nodes",
             f"{self.node_type.gpus}x {self.node_type.name} per node ({self.node_type.code})",

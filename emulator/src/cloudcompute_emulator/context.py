@@ -94,7 +94,7 @@ async def require_user_agent(
         Header(alias="user-agent", min_length=1, description="required by the service: any non-empty value"),
     ] = None,
 ) -> str:
-    """Volume create/action/delete and instance deploy require a User-Agent (decisions.md).
+    """Volume create/action/delete and instance deploy require a User-Agent, as the production service does.
 
     Documented as optional in OpenAPI on purpose: every HTTP client adds a User-Agent of its own,
     so a schema-driven test cannot really omit it; a missing or empty one still answers 400.

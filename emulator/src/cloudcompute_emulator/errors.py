@@ -74,7 +74,7 @@ def forbidden(message: str) -> ApiError:
 
 
 def not_found(what: str) -> ApiError:
-    # Clients may match on the phrase, decisions.md: "404 messages contain 'not found'".
+    # Clients match on the phrase: every 404 message contains 'not found'.
     return ApiError(404, f"{what} not found")
 
 

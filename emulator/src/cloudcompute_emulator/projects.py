@@ -1,4 +1,4 @@
-"""Projects and their balance: charging of instances and volumes (decisions.md "Charging").
+"""Projects and their balance: charging of instances and volumes.
 
 A project's balance is computed when it is read, not ticked: ``balance`` (as last set) minus the
 charges of items that stopped billing since (``closed_charges``) minus what every live billable

@@ -1,7 +1,7 @@
 """Key/value tags of instances, volumes and clusters.
 
 A tag is a project-wide record ``{id, key, value}``: the same key/value pair has the same id
-everywhere in a project (decisions.md). A tagged resource stores the ids in ``tag_ids``. Keys
+everywhere in a project. A tagged resource stores the ids in ``tag_ids``. Keys
 are lowercased; a freeform tag has the value ``""``.
 """
 
@@ -82,7 +82,7 @@ def add(state: Domain, kind: str, resource: Record, tag_input: TagInput) -> dict
 
 
 def remove(state: Domain, kind: str, resource: Record, tag_id_or_key: str) -> dict[str, str]:
-    """Unlink a tag given by id or by key (decisions.md); 404 when the resource lacks it."""
+    """Unlink a tag given by id or by key; 404 when the resource lacks it."""
     wanted_key = normalise_key(tag_id_or_key)
     for tag in views(state, resource["tag_ids"]):
         if tag["id"] == tag_id_or_key or tag["key"] == wanted_key:

@@ -1,4 +1,4 @@
-"""Clusters: records, the view the API returns, the state machine of decisions.md ("Cluster")
+"""Clusters: records, the view the API returns, the cluster state machine
 and node actions.
 
 create -> ``ordered`` -> ``provisioning`` -> ``running``: when it is running the jump host has its

@@ -1,5 +1,5 @@
-"""Instances: records, the view the API returns, address allocation, the state machine of
-decisions.md ("Instance") and spot eviction.
+"""Instances: records, the view the API returns, address allocation, the instance state machine
+(ordered, provisioning, running, ...) and spot eviction.
 
 create -> ``ordered`` -> ``provisioning`` (address assigned) -> ``running``;
 shutdown/force_shutdown: ``running`` -> ``offline`` and start/boot: ``offline`` -> ``running``, the

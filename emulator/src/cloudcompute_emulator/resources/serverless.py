@@ -1,5 +1,5 @@
 """Serverless deployments: container and job deployment records, their views, the checks of
-their containers/compute/scaling, and the container state machine (decisions.md "Serverless").
+their containers/compute/scaling, and the container state machine.
 
 Container deployment statuses move on the emulator clock:
 create -> ``initializing`` -> ``image_pulling`` -> ``healthy``; a change of containers, compute,

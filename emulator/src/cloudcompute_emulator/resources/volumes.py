@@ -1,5 +1,5 @@
-"""Volumes: records, the view the API returns, attachment bookkeeping and the state machine of
-decisions.md ("Volume").
+"""Volumes: records, the view the API returns, attachment bookkeeping and the
+volume state machine.
 
 create -> ``ordered`` -> ``detached`` (or ``attached`` when instances were named);
 attach -> ``attaching`` -> ``attached``; detach -> ``detaching`` -> ``detached``;

@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from cloudcompute_emulator.schemas.common import ErrorBody
 
-# OpenAPI: a create endpoint answering the new id as a bare text body (decisions.md).
+# OpenAPI: a create endpoint answering the new id as a bare text body, as the production service does.
 TEXT_ID = {"content": {"text/plain": {"schema": {"type": "string", "description": "the new id"}}}}
 
 

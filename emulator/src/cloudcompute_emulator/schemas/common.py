@@ -14,7 +14,7 @@ MAX_TAGS_PER_RESOURCE = 10
 
 
 class RequestModel(BaseModel):
-    """Unknown keys are ignored and ``null`` means absent (decisions.md "Request noise").
+    """Unknown keys are ignored and ``null`` means absent (as the production service treats request noise).
 
     Strict types: ``"10"`` is not a size and ``0`` is not ``false``, as in a JSON schema.
     """

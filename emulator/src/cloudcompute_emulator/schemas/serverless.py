@@ -1,4 +1,4 @@
-"""Serverless shapes (decisions.md "Serverless deployments"): container deployments, job
+"""Serverless shapes: container deployments, job
 deployments, deployment templates, compute resources."""
 
 from __future__ import annotations
