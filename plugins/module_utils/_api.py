@@ -43,7 +43,8 @@ except ImportError:  # pragma: no cover - not on POSIX: the cache still works, w
 try:
     import requests
     from requests.exceptions import ConnectionError as RequestsConnectionError
-    from requests.exceptions import ConnectTimeout, RequestException, SSLError
+    from requests.exceptions import ChunkedEncodingError, ConnectTimeout, RequestException, SSLError
+    from urllib3.exceptions import HTTPError as TransportError
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 except ImportError as import_error:  # reported by the module wrapper with missing_required_lib()
@@ -833,7 +834,12 @@ class ApiClient:
             while True:
                 if time.monotonic() > deadline:
                     raise _DeadlineExceeded(REQUEST_DEADLINE_FACTOR * float(self.request_timeout))
-                chunk = read(65536, decode_content=True)
+                try:
+                    chunk = read(65536, decode_content=True)
+                except (TransportError, OSError) as error:
+                    # A connection reset or cut short while the body was read: a requests error
+                    # like one raised before the answer, so the retry rules apply to it too.
+                    raise ChunkedEncodingError(error)
                 if not chunk:
                     break
                 size += len(chunk)

@@ -7,6 +7,8 @@ it should not go and never a traceback.
 
 import http.server
 import json
+import socket
+import struct
 import threading
 import time
 
@@ -160,6 +162,28 @@ def test_a_body_dripping_a_byte_every_two_seconds_times_out(servers):
     assert result["seconds"] < 10
     assert len([entry for entry in api.requests if entry[1] == "/v1/ssh-keys"]) == 1  # not retried
     outcome("body dripping a byte every 2 s (request_timeout 2)", result)
+
+
+def test_a_body_cut_short_by_a_reset_is_retried_then_a_clear_failure(servers):
+    api, _other = servers
+
+    def cut(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", "1000")
+        handler.end_headers()
+        handler.wfile.write(b'[{"id": "k1", ')
+        handler.wfile.flush()
+        # an abortive close: the client reads a reset, not an end of file
+        handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        handler.connection.close()
+        handler.close_connection = True
+
+    api.routes[("GET", "/v1/ssh-keys")] = cut
+    result = run(api)
+    assert result["failed"] and "no response from" in result["msg"], result
+    assert len([entry for entry in api.requests if entry[1] == "/v1/ssh-keys"]) > 1  # a read is retried
+    outcome("body cut short by a connection reset", result)
 
 
 @pytest.mark.parametrize("declared", [True, False], ids=["declared", "streamed"])
