@@ -96,6 +96,19 @@ def create_lock_path(directory, api_url, client_id, kind, name):
     return os.path.join(directory, "create-%s.lock" % key)
 
 
+# The create locks this process holds: a module releases them all when it reports its result.
+HELD = set()
+
+
+def release_create_locks():
+    """Release every create lock this process holds. A module's result is final, so nothing it
+    locked is created after it; Ansible's module process ends there anyway, but a process that
+    runs several modules (tests, a module reused in-process) would otherwise keep them, and its
+    next lookup of the same name would wait for itself forever."""
+    for lock in list(HELD):
+        lock.release()
+
+
 class CreateLock:
     """An exclusive lock on creating one name, held from ``acquire()`` until ``release()`` (or
     the end of the process)."""
@@ -119,9 +132,11 @@ class CreateLock:
             os.close(descriptor)
             raise
         self.descriptor = descriptor
+        HELD.add(self)
         return self
 
     def release(self):
+        HELD.discard(self)
         if self.descriptor is not None:
             descriptor, self.descriptor = self.descriptor, None
             # closing drops the flock; the file stays, as removing it would race a waiter

@@ -25,6 +25,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
 )
 # Raised by the helpers and modules, handled by CloudComputeModule.run(); imported from here by most.
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import release_create_locks
 
 # The options of plugins/doc_fragments/common.py (module variant): keep both in step.
 COMMON_ARGUMENT_SPEC = dict(
@@ -159,10 +160,12 @@ class CloudComputeModule(AnsibleModule):
 
     def exit_json(self, **result):
         self._show_client_notes()
+        release_create_locks()
         super(CloudComputeModule, self).exit_json(**result)
 
     def fail_json(self, msg, **result):
         self._show_client_notes()
+        release_create_locks()
         super(CloudComputeModule, self).fail_json(msg, **result)
 
     def _show_client_notes(self):

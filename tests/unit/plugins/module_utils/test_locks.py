@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import CreateLock, create_lock_path
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import CreateLock, create_lock_path, release_create_locks
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import creation_order
 
 URL = "https://api.example.test/v1"
@@ -108,3 +108,18 @@ def test_winner_is_the_oldest_then_the_smallest_id_whatever_the_order_read():
     assert set(min(order, key=creation_order)["id"] for order in itertools.permutations(records)) == {"a"}
     # a record without its creation time never wins over one with it
     assert min(records[3:] + records[:1], key=creation_order)["id"] == "c"
+
+
+def test_a_module_result_releases_every_lock_of_the_process(tmp_path):
+    # A process that runs module after module (a test runner, a module reused in-process) must
+    # not find its own lock still held on the next lookup of the same name.
+    paths = [create_lock_path(str(tmp_path), URL, "a", "instance", name) for name in ("web", "db")]
+    locks = [CreateLock(path).acquire() for path in paths]
+    release_create_locks()
+    assert not any(lock.held for lock in locks)
+    for path in paths:
+        descriptor = os.open(path, os.O_RDWR)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)  # would raise if still held
+        finally:
+            os.close(descriptor)
