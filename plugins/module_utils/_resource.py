@@ -5,9 +5,11 @@
 """What every resource module shares: find by id or name, desired vs current, check mode that
 predicts the real run, ``--diff``, one ``wait_timeout`` budget, and the result shape.
 
-A simple module declares a ``Resource`` subclass (API path, identity, fields and how a change
-to each is applied) and calls ``run()``. Richer modules (instance, volume, cluster) use the
-same pieces (``find``, ``WaitBudget``, ``diff``) around their own actions.
+A module declares a ``Resource`` subclass (API path, identity, fields and how a change to each
+is applied) and calls ``run()``: the engine finds the resource, turns desired vs current into a
+plan of ``Step``s, and either applies them or (check mode) lets each predict its result. A
+richer module (power actions, attachments, nodes) adds its own steps in ``plan()``; check mode,
+diff, the wait budget and the result shape stay here.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -202,6 +204,21 @@ class References:
             if resource_id not in result:
                 result.append(resource_id)
         return result
+
+
+class Step:
+    """One change of a plan. ``apply(resource)`` makes it, within the task's wait budget, and
+    returns the resource as it is afterwards (None once it is gone); ``predict(resource)``
+    returns what ``apply`` would leave without any request, for check mode and ``--diff``.
+    ``name`` says what the step does (``create``, ``resize``, ``attach``...)."""
+
+    def __init__(self, name, apply, predict):
+        self.name = name
+        self.apply = apply
+        self.predict = predict
+
+    def __repr__(self):
+        return "Step(%r)" % self.name
 
 
 class Field:
@@ -431,7 +448,7 @@ class Resource:
         self.delete(current)
         return created
 
-    # ---------------------------------------------------------------------- orchestration
+    # ------------------------------------------------------------------------ the plan
 
     def predicted(self, current=None):
         """What a real run would leave behind, for check mode."""
@@ -441,29 +458,42 @@ class Resource:
         resource.update(self.desired())
         return resource
 
-    def ensure_present(self, current):
+    def plan(self, current):
+        """The steps from ``current`` (None: there is no such resource) to what the options ask.
+        An empty plan changes nothing. Modules with more to do (power, attachments, nodes) add
+        their own steps here."""
+        if self.params.get("state") in self.gone_states:
+            return [] if current is None else [self.deletion()]
         if current is None:
-            resource = self.predicted() if self.module.check_mode else self.create()
-            return self.result(True, None, resource)
+            return [Step("create", lambda _nothing: self.create(), self.predicted)]
+        return self.field_changes(current)
+
+    def field_changes(self, current):
+        """The step that brings the declared fields of ``current`` to their desired values: an
+        update where the API changes them in place, else a replacement; none when they agree."""
         changes = self.changes(current)
         if not changes:
-            return self.result(False, current, current)
+            return []
         immutable = [field.option for field, _value in changes if field.on_change == IMMUTABLE]
         if immutable:
             raise ModuleFailure("cannot change %s of existing %s %s (immutable); delete and recreate it instead"
                                 % (", ".join(immutable), self.noun, current.get("id")))
-        if self.module.check_mode:
-            return self.result(True, current, self.predicted(current))
         if any(field.on_change == REPLACE for field, _value in changes) or not self.update_method:
-            return self.result(True, current, self.replace(current))
-        return self.result(True, current, self.update(current, changes))
+            return [Step("replace", self.replace, self.predicted)]
+        return [Step("update", lambda resource: self.update(resource, changes), self.predicted)]
 
-    def ensure_absent(self, current):
-        if current is None:
-            return self.result(False, None, None)
-        if not self.module.check_mode:
-            self.delete(current)
-        return self.result(True, current, None)
+    def deletion(self):
+        return Step("delete", self.delete, lambda _resource: None)
+
+    # ------------------------------------------------------------------ carrying it out
+
+    def carry_out(self, current, steps):
+        """Apply the steps in order (each gets the resource the previous one left), or in check
+        mode let each predict its result; either way the result compares before and after."""
+        after = current
+        for step in steps:
+            after = step.predict(after) if self.module.check_mode else step.apply(after)
+        return self.result(bool(steps), current, after)
 
     def result(self, changed, before, after):
         result = {"changed": changed, self.key: after or {}}
@@ -471,12 +501,11 @@ class Resource:
             result["diff"] = {"before": self.view(before), "after": self.view(after)}
         return result
 
+    def converge(self):
+        self.validate()
+        current = self.find()
+        return self.carry_out(current, self.plan(current))
+
     def run(self):
-        """Validate, converge to ``state`` and exit the module."""
-        def converge():
-            self.validate()
-            current = self.find()
-            if self.params.get("state") == "absent":
-                return self.ensure_absent(current)
-            return self.ensure_present(current)
-        self.module.exit_json(**self.module.run(converge))
+        """Validate, plan, apply (or predict) and exit the module."""
+        self.module.exit_json(**self.module.run(self.converge))

@@ -205,7 +205,7 @@ import copy
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import ssh_key_references, startup_script_references
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, refuse_differences
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step, refuse_differences
 
 CONFLICT_HINT = "Instance group names are unique among the project's groups: choose another name, or manage that group."
 
@@ -330,7 +330,8 @@ class InstanceGroup(Resource):
             body["description"] = params["description"]
         return body
 
-    def predicted_create(self, body):
+    def predicted(self, current=None):
+        body = self.create_request()
         template = body["template"]
         return {
             "id": None,
@@ -346,37 +347,40 @@ class InstanceGroup(Resource):
             },
         }
 
-    def send(self, method, path, body):
+    @staticmethod
+    def predicted_update(group, body):
+        after = copy.deepcopy(group)
+        template = body.get("template", {})
+        after.update((key, value) for key, value in body.items() if key != "template")
+        after["template"] = dict(template_of(group), **template)
+        if "startup_script_id" in template:
+            after["template"]["startup_script_id"] = template["startup_script_id"] or None
+        return after
+
+    def create(self, template=None, exclude_id=None):
+        return self.fetch(self.with_conflict_hint(self.create_unique, self.path, self.create_request()))
+
+    def update_in_place(self, group, body):
+        updated = self.with_conflict_hint(self.client.patch, self.item_path(group["id"]), body)
+        return updated if isinstance(updated, dict) else self.fetch(group["id"])
+
+    @staticmethod
+    def with_conflict_hint(send, path, body):
         """A create or update; a 409 (name taken) gets a hint."""
         try:
-            if method == "POST":
-                return self.fetch(self.create_unique(path, body))
-            return self.client.patch(path, body)
+            return send(path, body)
         except ApiError as error:
             if error.status == 409:
                 raise error.with_hint(CONFLICT_HINT)
             raise
 
-    def ensure_present(self, current):
-        if current is None:
-            body = self.create_request()
-            if self.module.check_mode:
-                return self.result(True, None, self.predicted_create(body))
-            return self.result(True, None, self.send("POST", self.path, body))
+    def field_changes(self, current):
         self.refuse_immutable_changes(current)
         body = self.patch(current)
         if not body:
-            return self.result(False, current, current)
-        if self.module.check_mode:
-            after = copy.deepcopy(current)
-            template = body.get("template", {})
-            after.update((key, value) for key, value in body.items() if key != "template")
-            after["template"] = dict(template_of(current), **template)
-            if "startup_script_id" in template:
-                after["template"]["startup_script_id"] = template["startup_script_id"] or None
-            return self.result(True, current, after)
-        updated = self.send("PATCH", self.item_path(current["id"]), body)
-        return self.result(True, current, updated if isinstance(updated, dict) else self.fetch(current["id"]))
+            return []
+        return [Step("update", lambda group: self.update_in_place(group, body),
+                     lambda group: self.predicted_update(group, body))]
 
 
 def main():
