@@ -255,6 +255,7 @@ class Resource:
     update_method = None  # "PATCH" when the API updates in place
     gone_states = ("absent",)  # states a missing resource already satisfies
     going_away = ()       # statuses of a resource being removed: it no longer holds its name
+    required_to_create = ()  # options without which a task that may create one is refused
 
     @property
     def noun(self):
@@ -412,7 +413,15 @@ class Resource:
         return found
 
     def validate(self):
-        """Reject input that can be rejected locally, before any API call."""
+        """Reject input that can be rejected locally, before any API call: here, a task that
+        may have to create the resource (``state=present`` without ``id``) but lacks an option
+        of ``required_to_create``. A module with more to check extends it."""
+        if self.params.get("state") in self.gone_states or self.params.get("id"):
+            return
+        missing = [option for option in self.required_to_create if self.params.get(option) is None]
+        if missing:
+            raise ModuleFailure("state=%s needs %s to create a new %s"
+                                % (self.params.get("state"), " and ".join(missing), self.noun))
 
     def view(self, resource):
         """The part of a resource shown in ``--diff``: its id and the declared fields."""
