@@ -357,10 +357,12 @@ class Volume(Resource):
         return References("volume", self.active_volumes).record(self.params["clone_from"])
 
     def find(self):
+        """The volume the options name; None for ``state=absent`` when it is already as gone as
+        asked: deleted for good, or in the trash unless ``permanent``."""
         volume = self.lookup()
         permanent = self.params["permanent"]
         if self.params["state"] == "absent" and volume and (volume.get("is_permanently_deleted") or (in_trash(volume) and not permanent)):
-            return None  # as gone as the task asks: left alone
+            return None
         return volume
 
     def lookup(self):
