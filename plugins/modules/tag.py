@@ -182,11 +182,11 @@ class TagSet(Resource):
         self.resource_id = resource["id"]
         return resource
 
-    def plan(self, resource):
+    def plan(self, current):
         if self.params["state"] == "present":
-            to_add, to_remove = tag_changes(resource, self.wanted, self.params["purge_tags"])
+            to_add, to_remove = tag_changes(current, self.wanted, self.params["purge_tags"])
         else:
-            to_add, to_remove = {}, tags_to_remove(resource, self.wanted)
+            to_add, to_remove = {}, tags_to_remove(current, self.wanted)
         return [self.tag_step(to_add, to_remove), self.read_back()] if to_add or to_remove else []
 
     def view(self, resource):

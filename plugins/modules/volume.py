@@ -401,24 +401,24 @@ class Volume(Resource):
 
     # -------------------------------------------------------------------------- planning
 
-    def plan(self, volume):
-        """The steps from ``volume`` (None: not found) to what the options ask, every one of them
+    def plan(self, current):
+        """The steps from ``current`` (None: not found) to what the options ask, every one of them
         checked and priced before the first change is made."""
         state = self.params["state"]
         if state == "absent":
-            return self.removal(volume) if volume else []
-        if volume is None:
+            return self.removal(current) if current else []
+        if current is None:
             if state == "restored":
                 raise ModuleFailure("volume %r is neither in the trash nor active: nothing to restore" % self.params["name"])
             return self.cloning() if self.params["clone_from"] else self.creation()
-        if state == "restored" and volume.get("is_permanently_deleted"):
-            raise ModuleFailure("%s was deleted permanently and cannot be restored" % describe(volume))
-        if state == "restored" and in_trash(volume):
-            return self.restoration(volume)
-        if volume.get("status") == "deleted":
-            raise ModuleFailure("%s is deleted%s" % (describe(volume), "; state=restored takes it out of the trash"
-                                                     if in_trash(volume) else " permanently"))
-        return self.steps_for(self.differences(volume))
+        if state == "restored" and current.get("is_permanently_deleted"):
+            raise ModuleFailure("%s was deleted permanently and cannot be restored" % describe(current))
+        if state == "restored" and in_trash(current):
+            return self.restoration(current)
+        if current.get("status") == "deleted":
+            raise ModuleFailure("%s is deleted%s" % (describe(current), "; state=restored takes it out of the trash"
+                                                     if in_trash(current) else " permanently"))
+        return self.steps_for(self.differences(current))
 
     def attachment_plan(self, volume):
         """(instances to attach, attached records to detach), checked before any change: every
@@ -676,16 +676,16 @@ class Volume(Resource):
         }
         return action in outcomes and outcomes[action]()
 
-    def delete(self, volume):
+    def delete(self, current):
         try:
-            self.client.delete(self.item_path(volume["id"]), json_body={"is_permanent": self.params["permanent"]})
+            self.client.delete(self.item_path(current["id"]), json_body={"is_permanent": self.params["permanent"]})
         except ApiError as error:
             if not is_not_found(error):
                 raise
         if self.params["wait"]:
-            self.budget.until(lambda: self.fetch(volume["id"]),
-                              lambda current: current is None or current.get("status") == "deleted",
-                              "%s to be deleted" % describe(volume))
+            self.budget.until(lambda: self.fetch(current["id"]),
+                              lambda volume: volume is None or volume.get("status") == "deleted",
+                              "%s to be deleted" % describe(current))
 
     # ------------------------------------------------------------------------- result
 
