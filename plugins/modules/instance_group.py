@@ -265,7 +265,7 @@ class InstanceGroup(Resource):
     def patch(self, group):
         """The PATCH body that brings the group to the options: only what differs."""
         template = template_of(group)
-        body = dict((field.api, value) for field, value in self.changes(group))  # by name, the name is equal
+        body = dict((field.api, value) for field, value in self.changes(group))  # a name differs only by id
         template_patch = {}
         ssh_key_ids = self.desired_ssh_key_ids()
         if ssh_key_ids is not None and sorted(ssh_key_ids) != sorted(template.get("ssh_key_ids") or []):
