@@ -23,6 +23,7 @@ import time
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import apply_tag_changes, predicted_tags
 
 # How a change to a field is applied to an existing resource.
 UPDATE = "update"        # sent with the resource's update request (PATCH)
@@ -221,6 +222,13 @@ class Step:
         return "Step(%r)" % self.name
 
 
+def predict_all(steps, resource):
+    """What applying ``steps`` in order would leave of ``resource``, without any request."""
+    for step in steps:
+        resource = step.predict(resource)
+    return resource
+
+
 class Field:
     """One module option and the API field it maps to.
 
@@ -247,6 +255,7 @@ class Resource:
     update_method = None  # "PATCH" when the API updates in place
     gone_states = ("absent",)  # states a missing resource already satisfies
     going_away = ()       # statuses of a resource being removed: it no longer holds its name
+    required_to_create = ()  # options without which a task that may create one is refused
 
     @property
     def noun(self):
@@ -404,7 +413,15 @@ class Resource:
         return found
 
     def validate(self):
-        """Reject input that can be rejected locally, before any API call."""
+        """Reject input that can be rejected locally, before any API call: here, a task that
+        may have to create the resource (``state=present`` without ``id``) but lacks an option
+        of ``required_to_create``. A module with more to check extends it."""
+        if self.params.get("state") in self.gone_states or self.params.get("id"):
+            return
+        missing = [option for option in self.required_to_create if self.params.get(option) is None]
+        if missing:
+            raise ModuleFailure("state=%s needs %s to create a new %s"
+                                % (self.params.get("state"), " and ".join(missing), self.noun))
 
     def view(self, resource):
         """The part of a resource shown in ``--diff``: its id and the declared fields."""
@@ -485,6 +502,22 @@ class Resource:
     def deletion(self):
         return Step("delete", self.delete, lambda _resource: None)
 
+    def tag_step(self, to_add, to_remove):
+        """The step that adds and removes tags (``_tags.tag_changes``) under the resource's
+        ``tags`` path. It leaves the resource as predicted: ``read_back()`` reads it afterwards."""
+        def predict(resource):
+            return dict(resource, tags=predicted_tags(resource, to_add, to_remove))
+
+        def apply(resource):
+            apply_tag_changes(self.client, self.item_path(resource["id"], "tags"), to_add, to_remove)
+            return predict(resource)
+        return Step("tag", apply, predict)
+
+    def read_back(self):
+        """The last step of a plan whose steps leave the resource as predicted rather than read:
+        one GET of the resource as it is now."""
+        return Step("read", lambda resource: self.fetch(resource["id"]), lambda resource: resource)
+
     # ------------------------------------------------------------------ carrying it out
 
     def carry_out(self, current, steps):
@@ -496,10 +529,17 @@ class Resource:
         return self.result(bool(steps), current, after)
 
     def result(self, changed, before, after):
-        result = {"changed": changed, self.key: after or {}}
+        result = dict(self.returned(after), changed=changed)
         if self.module._diff:
-            result["diff"] = {"before": self.view(before), "after": self.view(after)}
+            result["diff"] = self.diff(before, after)
         return result
+
+    def returned(self, after):
+        """What the result carries of the resource: itself under ``key`` ({} once it is gone)."""
+        return {self.key: after or {}}
+
+    def diff(self, before, after):
+        return {"before": self.view(before), "after": self.view(after)}
 
     def converge(self):
         self.validate()

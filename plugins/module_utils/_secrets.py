@@ -18,9 +18,8 @@ __metaclass__ = type
 import re
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import NAME, ApiError, api_path, path_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import is_not_found
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step, is_not_found
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9-]{0,62}$")
 
@@ -64,19 +63,20 @@ def list_records(client, kind):
     return records
 
 
-class SecretRecord:
+class SecretRecord(Resource):
     """One named secret, file secret or registry credential, kept as ``state`` and
-    ``update_secret`` ask. Subclasses set ``key`` and ``kind`` and build the create ``body()``."""
+    ``update_secret`` ask. Subclasses set ``key`` and ``kind`` and build the create ``body()``.
 
-    key = None   # result key, e.g. "container_secret"
+    A record is found by its name in the list of its kind; it has no update: with
+    ``update_secret: always`` the plan replaces it (delete, then create, as the name is its
+    identity), otherwise an existing record is left alone."""
+
     kind = None  # a key of KINDS
 
     def __init__(self, module):
-        self.module = module
-        self.params = module.params
-        self.client = module.client
+        super(SecretRecord, self).__init__(module)
         self.name = self.params["name"]
-        self.collection = KINDS[self.kind][0]
+        self.path = KINDS[self.kind][0]
 
     def validate(self):
         """Refuse what can be refused locally, before any request; subclasses add their fields."""
@@ -87,15 +87,32 @@ class SecretRecord:
         raise NotImplementedError
 
     def find(self):
+        # Tasks on this machine creating the same name wait for each other from their lookup to
+        # the end of the task, so the second one finds the first one's record, not a conflict.
+        if self.params["state"] == "present":
+            self.hold_create_lock(self.name)
+        return self.find_record()
+
+    def find_record(self):
         return next((record for record in list_records(self.client, self.kind) if record.get("name") == self.name), None)
 
-    def create(self):
-        self.client.create(self.collection, self.body(), find_existing=self.find, returns_resource=True)
-        return self.find() or {"name": self.name}
+    def field_changes(self, current):
+        if self.params["update_secret"] != "always":
+            return []
+        return [Step("replace", self.replace, self.predicted)]
 
-    def delete(self):
+    def create(self, template=None, exclude_id=None):
+        self.client.create(self.path, self.body(), find_existing=self.find_record, returns_resource=True)
+        return self.find_record() or {"name": self.name}
+
+    def replace(self, current):
+        # The API cannot change a value: delete, then create with the new one.
+        self.delete(current)
+        return self.create()
+
+    def delete(self, current):
         try:
-            self.client.delete(item_path(self.collection, self.name), params={"force": str(self.params["force"]).lower()})
+            self.client.delete(item_path(self.path, self.name), params={"force": str(self.params["force"]).lower()})
         except ApiError as error:
             if is_not_found(error):  # gone meanwhile: that is what we wanted
                 return
@@ -104,46 +121,13 @@ class SecretRecord:
                                       "(the deployment keeps running with what it had)")
             raise
 
-    def predicted(self):
+    def predicted(self, current=None):
         return {"name": self.name, "created_at": None}
 
-    def result(self, changed, before, after, replaced=False):
-        result = {"changed": changed, self.key: after or {}}
-        if self.module._diff:
-            result["diff"] = {
-                "before": {"name": self.name, "value": VALUE_KEPT} if before else {},
-                "after": {"name": self.name, "value": VALUE_REPLACED if replaced else VALUE_KEPT} if after else {},
-            }
-        return result
-
-    def converge(self):
-        self.validate()
-        # Tasks on this machine creating the same name wait for each other between their lookup
-        # and their create, so the second one finds the first one's record instead of a conflict.
-        present = self.params["state"] == "present" and not self.module.check_mode
-        lock = hold_create_lock(self.client, self.key, self.name) if present else None
-        try:
-            return self.ensure(self.find())
-        finally:
-            if lock is not None:
-                lock.release()
-
-    def ensure(self, current):
-        if self.params["state"] == "absent":
-            if current is None:
-                return self.result(False, None, None)
-            if not self.module.check_mode:
-                self.delete()
-            return self.result(True, current, None)
-        if current is None:
-            return self.result(True, None, self.predicted() if self.module.check_mode else self.create())
-        if self.params["update_secret"] != "always":
-            return self.result(False, current, current)
-        if self.module.check_mode:
-            return self.result(True, current, self.predicted(), replaced=True)
-        # The API cannot change a value: delete, then create with the new one.
-        self.delete()
-        return self.result(True, current, self.create(), replaced=True)
-
-    def run(self):
-        self.module.exit_json(**self.module.run(self.converge))
+    def diff(self, before, after):
+        """The name, and whether the value changed: never the value, which the API never returns."""
+        replaced = bool(before and after) and self.params["update_secret"] == "always"
+        return {
+            "before": {"name": self.name, "value": VALUE_KEPT} if before else {},
+            "after": {"name": self.name, "value": VALUE_REPLACED if replaced else VALUE_KEPT} if after else {},
+        }

@@ -161,7 +161,7 @@ class FileSecret(SecretRecord):
             {"file_name": file_name, "base64_content": base64.b64encode(content).decode("ascii")}
             for file_name, content in sorted(self.contents.items())]}
 
-    def predicted(self):
+    def predicted(self, current=None):
         return dict(super(FileSecret, self).predicted(), secret_type="file-secret", file_names=sorted(self.contents))
 
 

@@ -109,7 +109,7 @@ class ContainerSecret(SecretRecord):
     def body(self):
         return {"name": self.name, "value": self.params["value"]}
 
-    def predicted(self):
+    def predicted(self, current=None):
         return dict(super(ContainerSecret, self).predicted(), secret_type="generic")
 
 

@@ -200,12 +200,10 @@ instance_group:
       type: str
 """
 
-import copy
-
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import ssh_key_references, startup_script_references
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step, refuse_differences
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Field, Resource, Step, refuse_differences
 
 CONFLICT_HINT = "Instance group names are unique among the project's groups: choose another name, or manage that group."
 
@@ -218,6 +216,7 @@ class InstanceGroup(Resource):
     key = "instance_group"
     path = "/instance-groups"
     update_method = "PATCH"
+    fields = (Field("name"), Field("description"))
 
     def __init__(self, module):
         super(InstanceGroup, self).__init__(module)
@@ -265,12 +264,8 @@ class InstanceGroup(Resource):
 
     def patch(self, group):
         """The PATCH body that brings the group to the options: only what differs."""
-        params, template = self.params, template_of(group)
-        body = {}
-        if params["id"] and params["name"] is not None and params["name"] != group.get("name"):
-            body["name"] = params["name"]
-        if params["description"] is not None and params["description"] != group.get("description"):
-            body["description"] = params["description"]
+        template = template_of(group)
+        body = dict((field.api, value) for field, value in self.changes(group))  # a name differs only by id
         template_patch = {}
         ssh_key_ids = self.desired_ssh_key_ids()
         if ssh_key_ids is not None and sorted(ssh_key_ids) != sorted(template.get("ssh_key_ids") or []):
@@ -332,30 +327,15 @@ class InstanceGroup(Resource):
 
     def predicted(self, current=None):
         body = self.create_request()
-        template = body["template"]
-        return {
-            "id": None,
-            "name": body["name"],
-            "description": body.get("description", ""),
-            "location_code": body["location_code"],
-            "instance_type": body["instance_type"],
-            "template": {
-                "image": template["image"],
-                "os_volume": template.get("os_volume", {}),
-                "ssh_key_ids": template.get("ssh_key_ids", []),
-                "startup_script_id": template.get("startup_script_id"),
-            },
-        }
+        template = dict({"os_volume": {}, "ssh_key_ids": [], "startup_script_id": None}, **body["template"])
+        return dict(body, id=None, description=body.get("description", ""), template=template)
 
     @staticmethod
     def predicted_update(group, body):
-        after = copy.deepcopy(group)
-        template = body.get("template", {})
-        after.update((key, value) for key, value in body.items() if key != "template")
-        after["template"] = dict(template_of(group), **template)
+        template = dict(template_of(group), **body.get("template", {}))
         if "startup_script_id" in template:
-            after["template"]["startup_script_id"] = template["startup_script_id"] or None
-        return after
+            template["startup_script_id"] = template["startup_script_id"] or None  # "" removes it
+        return dict(group, template=template, **dict((key, value) for key, value in body.items() if key != "template"))
 
     def create(self, template=None, exclude_id=None):
         return self.fetch(self.with_conflict_hint(self.create_unique, self.path, self.create_request()))

@@ -114,15 +114,13 @@ class SshKey(Resource):
         Field("name", on_change=REPLACE),
         Field("public_key", "key", normalize=key_material, on_change=REPLACE),
     )
+    required_to_create = ("name", "public_key")
 
     def validate(self):
+        super(SshKey, self).validate()
         public_key = self.params["public_key"]
         if public_key is not None and (len(key_material(public_key)) < 2 or not public_key.strip().startswith(KEY_TYPES)):
             raise ModuleFailure("public_key is not an OpenSSH public key (expected 'ssh-ed25519 AAAA... comment')")
-        if self.params["state"] == "present" and not self.params["id"]:
-            missing = [option for option in ("name", "public_key") if not self.params[option]]
-            if missing:
-                raise ModuleFailure("state=present needs %s to create a key" % " and ".join(missing))
 
 
 def main():

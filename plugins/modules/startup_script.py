@@ -90,7 +90,7 @@ startup_script:
       sample: "2026-11-21T10:00:00.000Z"
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import REPLACE, Field, Resource
 
 
@@ -101,14 +101,11 @@ class StartupScript(Resource):
         Field("name", on_change=REPLACE),
         Field("script", on_change=REPLACE),
     )
+    required_to_create = ("script",)
 
     def list_named(self, name):
         # The API's name filter matches parts of names; find_by_name keeps exact matches.
         return self.client.get_all_pages(self.path, params={"name": name})
-
-    def validate(self):
-        if self.params["state"] == "present" and not self.params["id"] and self.params["script"] is None:
-            raise ModuleFailure("state=present needs script to create a startup script")
 
 
 def main():

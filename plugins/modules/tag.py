@@ -148,47 +148,52 @@ resource_id:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import TAGGABLE, find_taggable
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
-    apply_tag_changes,
-    current_tags,
-    normalize_tags,
-    predicted_tags,
-    tag_changes,
-    tags_to_remove,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags, normalize_tags, tag_changes, tags_to_remove
 
 
-def converge(module):
-    params = module.params
-    resource_type, state = params["resource_type"], params["state"]
-    if state == "absent" and params["purge_tags"]:
-        raise ModuleFailure("purge_tags: purge applies to state=present only; to remove every tag use state=present, tags: {} and purge_tags: true")
-    # keys lowercased, values checked and the 10-tag limit applied, all before any call
-    wanted = normalize_tags(params["tags"], any_value=state == "absent")
+class TagSet(Resource):
+    """The tags of one instance, volume or cluster: the resource this module manages is that
+    one's tag set, changed by the tag step alone."""
 
-    resource = find_taggable(module.client, resource_type, params["resource"])
-    if resource is None:
-        raise ModuleFailure("%s %r not found" % (resource_type, params["resource"]))
-    if resource.get("status") == "deleted":
-        raise ModuleFailure("%s %s is deleted and cannot be tagged" % (resource_type, params["resource"]))
-    if state == "present":
-        to_add, to_remove = tag_changes(resource, wanted, params["purge_tags"])
-    else:
-        to_add, to_remove = {}, tags_to_remove(resource, wanted)
+    key = "tags"
 
-    changed = bool(to_add or to_remove)
-    after = predicted_tags(resource, to_add, to_remove)
-    if changed and not module.check_mode:
-        path = api_path(TAGGABLE[resource_type][0], path_value(resource["id"], "id of the resource"))
-        apply_tag_changes(module.client, path + "/tags", to_add, to_remove)
-        after = (fetch_or_none(module.client, path) or {}).get("tags") or []
-    result = {"changed": changed, "tags": after, "resource_id": resource["id"]}
-    if module._diff:
-        result["diff"] = {"before": current_tags(resource), "after": current_tags({"tags": after})}
-    return result
+    def __init__(self, module):
+        super(TagSet, self).__init__(module)
+        self.path = TAGGABLE[self.params["resource_type"]][0]
+        self.wanted = None
+        self.resource_id = None
+
+    def validate(self):
+        if self.params["state"] == "absent" and self.params["purge_tags"]:
+            raise ModuleFailure("purge_tags: purge applies to state=present only; to remove every tag use "
+                                "state=present, tags: {} and purge_tags: true")
+        # keys lowercased, values checked and the 10-tag limit applied, all before any call
+        self.wanted = normalize_tags(self.params["tags"], any_value=self.params["state"] == "absent")
+
+    def find(self):
+        resource_type, reference = self.params["resource_type"], self.params["resource"]
+        resource = find_taggable(self.client, resource_type, reference)
+        if resource is None:
+            raise ModuleFailure("%s %r not found" % (resource_type, reference))
+        if resource.get("status") == "deleted":
+            raise ModuleFailure("%s %s is deleted and cannot be tagged" % (resource_type, reference))
+        self.resource_id = resource["id"]
+        return resource
+
+    def plan(self, current):
+        if self.params["state"] == "present":
+            to_add, to_remove = tag_changes(current, self.wanted, self.params["purge_tags"])
+        else:
+            to_add, to_remove = {}, tags_to_remove(current, self.wanted)
+        return [self.tag_step(to_add, to_remove), self.read_back()] if to_add or to_remove else []
+
+    def view(self, resource):
+        return current_tags(resource or {})
+
+    def returned(self, after):
+        return {"tags": (after or {}).get("tags") or [], "resource_id": self.resource_id}
 
 
 def main():
@@ -201,7 +206,7 @@ def main():
             purge_tags=dict(type="bool", default=False, aliases=["purge"]),
         ),
     )
-    module.exit_json(**module.run(lambda: converge(module)))
+    TagSet(module).run()
 
 
 if __name__ == "__main__":

@@ -258,8 +258,6 @@ cost:
         - {item: volume datasets NVMe 500 GB, price_per_hour: 0.136986}
 """
 
-import copy
-
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     CAP_ARGUMENT_SPEC,
@@ -281,17 +279,12 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
     Resource,
+    Step,
     confirm_after_lost_response,
     is_not_found,
+    predict_all,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
-    apply_tag_changes,
-    current_tags,
-    desired_tags,
-    predicted_tags,
-    tag_changes,
-    tag_inputs,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags, desired_tags, tag_changes, tag_inputs
 
 # Volume types that several instances can mount at once (shared file systems).
 SHARED_TYPES = ("NVMe_Shared", "HDD_Shared", "NVMe_Shared_Cluster")
@@ -305,6 +298,18 @@ ATTACHED_INSTANCE_FIELDS = ("id", "hostname", "status", "ip", "instance_type", "
 
 def attached_ids(volume):
     return sorted(instance["id"] for instance in volume.get("instances") or [])
+
+
+def with_instances(volume, instances):
+    """The volume as the API shows it attached to exactly ``instances`` (records)."""
+    return dict(volume, instances=instances, instance_id=instances[0]["id"] if instances else None,
+                status="attached" if instances else "detached")
+
+
+def resized(volume, size):
+    volume = dict(volume, size=size)
+    volume.pop("base_hourly_cost", None)  # what the API will charge is the planned cost
+    return volume
 
 
 def in_trash(volume):
@@ -352,6 +357,15 @@ class Volume(Resource):
         return References("volume", self.active_volumes).record(self.params["clone_from"])
 
     def find(self):
+        """The volume the options name; None for ``state=absent`` when it is already as gone as
+        asked: deleted for good, or in the trash unless ``permanent``."""
+        volume = self.lookup()
+        permanent = self.params["permanent"]
+        if self.params["state"] == "absent" and volume and (volume.get("is_permanently_deleted") or (in_trash(volume) and not permanent)):
+            return None
+        return volume
+
+    def lookup(self):
         state = self.params["state"]
         if self.params["id"]:
             found = self.fetch(self.params["id"])
@@ -387,6 +401,25 @@ class Volume(Resource):
 
     # -------------------------------------------------------------------------- planning
 
+    def plan(self, current):
+        """The steps from ``current`` (None: not found) to what the options ask, every one of them
+        checked and priced before the first change is made."""
+        state = self.params["state"]
+        if state == "absent":
+            return self.removal(current) if current else []
+        if current is None:
+            if state == "restored":
+                raise ModuleFailure("volume %r is neither in the trash nor active: nothing to restore" % self.params["name"])
+            return self.cloning() if self.params["clone_from"] else self.creation()
+        if state == "restored" and current.get("is_permanently_deleted"):
+            raise ModuleFailure("%s was deleted permanently and cannot be restored" % describe(current))
+        if state == "restored" and in_trash(current):
+            return self.restoration(current)
+        if current.get("status") == "deleted":
+            raise ModuleFailure("%s is deleted%s" % (describe(current), "; state=restored takes it out of the trash"
+                                                     if in_trash(current) else " permanently"))
+        return self.steps_for(self.differences(current))
+
     def attachment_plan(self, volume):
         """(instances to attach, attached records to detach), checked before any change: every
         instance involved must exist, be in the volume's location and be shut down."""
@@ -413,9 +446,10 @@ class Volume(Resource):
         require_shut_down(to_attach + to_detach, "attach or detach a volume")
         return to_attach, to_detach
 
-    def plan(self, volume):
-        """Every change the volume needs to match the options, validated before the first
-        change is made: ``{name, size, attach, detach, tags}`` (only what differs)."""
+    def differences(self, volume):
+        """What differs between ``volume`` (as it is, or as a create, clone or restore will leave
+        it) and the options: ``{name, size, attach, detach, tags}``, only what differs, refused
+        and priced (``guard``) before any change."""
         params = self.params
         differing = dict((option, {"current": volume.get(field), "desired": params[option]})
                          for option, field in (("type", "type"), ("location_code", "location"))
@@ -424,51 +458,173 @@ class Volume(Resource):
             raise ModuleFailure("cannot change %s of existing %s: the API cannot; make a new volume instead "
                                 "(clone_from copies the data)" % (" and ".join(sorted(differing)), describe(volume)),
                                 immutable=differing)
-        plan = {}
+        differences = {}
         if params["size"] is not None and params["size"] != volume.get("size"):
             if params["size"] < volume.get("size"):
                 raise ModuleFailure("cannot shrink %s from %s GB to %s GB: volumes only grow"
                                     % (describe(volume), volume.get("size"), params["size"]))
-            plan["size"] = params["size"]
+            differences["size"] = params["size"]
         if params["id"] and params["name"] is not None and params["name"] != volume.get("name"):
-            plan["name"] = params["name"]
+            differences["name"] = params["name"]
         to_attach, to_detach = self.attachment_plan(volume)
         if to_attach:
-            plan["attach"] = to_attach
+            differences["attach"] = to_attach
         if to_detach:
-            plan["detach"] = to_detach
+            differences["detach"] = to_detach
         to_add, to_remove = tag_changes(volume, desired_tags(params, volume), params["purge_tags"])
         if to_add or to_remove:
-            plan["tags"] = (to_add, to_remove)
-        return plan
+            differences["tags"] = (to_add, to_remove)
+        self.guard(volume, differences)
+        return differences
 
-    def guard(self, volume, plan):
-        """Price what ``plan`` creates (``volume`` without an id) or grows from the catalog, and
-        refuse it over ``max_price_per_hour`` before any change. A plan that changes no price
-        reads no catalog."""
-        if volume.get("id") and "size" not in plan:
+    def guard(self, volume, differences):
+        """Price what a create (``volume`` without an id) or a resize makes from the catalog, and
+        refuse it over ``max_price_per_hour`` before any change. Other changes read no catalog."""
+        if volume.get("id") and "size" not in differences:
             return
-        size = plan.get("size", volume.get("size"))
-        self.planned_cost = cost([volume_part("volume %s" % plan.get("name", volume.get("name")), volume.get("type"), size,
-                                              self.prices.volume(volume.get("type"), size))])
+        size = differences.get("size", volume.get("size"))
+        self.planned_cost = cost([volume_part("volume %s" % differences.get("name", volume.get("name")), volume.get("type"),
+                                              size, self.prices.volume(volume.get("type"), size))])
         refuse_over_cap(self.planned_cost, self.params["max_price_per_hour"], describe(volume))
 
-    def predicted(self, volume, plan):
-        """The volume as applying ``plan`` (and waiting) will leave it, for check mode."""
-        result = copy.deepcopy(volume)
-        result.update((key, plan[key]) for key in ("name", "size") if key in plan)
-        if "size" in plan:
-            result.pop("base_hourly_cost", None)  # what the API will charge is the planned cost
-        if "attach" in plan or "detach" in plan:
-            detached = [record["id"] for record in plan.get("detach", [])]
-            result["instances"] = [record for record in result.get("instances") or [] if record["id"] not in detached]
-            result["instances"].extend(dict((field, record.get(field)) for field in ATTACHED_INSTANCE_FIELDS)
-                                       for record in plan.get("attach", []))
-            result["instance_id"] = result["instances"][0]["id"] if result["instances"] else None
-            result["status"] = "attached" if result["instances"] else "detached"
-        if "tags" in plan:
-            result["tags"] = predicted_tags(volume, *plan["tags"])
-        return result
+    # --------------------------------------------------------------------------- steps
+
+    def steps_for(self, differences):
+        """The steps that make ``differences`` to a volume, at rest first (the API changes volumes
+        only at rest), then read it back; none when nothing differs."""
+        if not differences:
+            return []
+        steps = [self.settling("changing it")]
+        if "name" in differences:
+            steps.append(self.action_step("rename", lambda volume: dict(volume, name=differences["name"]),
+                                          name=differences["name"]))
+        if "size" in differences:
+            steps.append(self.action_step("resize", lambda volume: resized(volume, differences["size"]),
+                                          size=differences["size"]))
+        if "detach" in differences:
+            steps.append(self.detaching(differences["detach"], must_wait="attach" in differences or self.params["wait"]))
+        if "attach" in differences:
+            steps.append(self.attaching(differences["attach"]))
+        if "tags" in differences:
+            steps.append(self.tag_step(*differences["tags"]))
+        return steps + [self.read_back()]
+
+    def creation(self):
+        params = self.params
+        missing = [option for option in ("size", "type", "location_code") if params[option] is None]
+        if missing:
+            raise ModuleFailure("volume %r does not exist; to create it, give %s" % (params["name"], ", ".join(missing)))
+        new = {"id": None, "name": params["name"], "size": params["size"], "type": params["type"],
+               "location": params["location_code"], "status": "detached", "instances": [], "tags": []}
+        # a new volume gets its attachments and tags with the create request itself
+        differences = self.differences(new)
+        to_attach = differences.get("attach", [])
+
+        def create(_nothing):
+            body = {"name": params["name"], "size": params["size"], "type": params["type"],
+                    "location_code": params["location_code"]}
+            if to_attach:
+                body["instance_ids"] = [record["id"] for record in to_attach]
+            if self.desired_tags:
+                body["tags"] = tag_inputs(self.desired_tags)
+            try:
+                volume_id = self.create_unique(self.path, body)
+            except ApiError as error:
+                if error.status == 403 and to_attach:
+                    raise error.with_hint("Attaching needs the instances shut down; " + STOP_HINT + ".")
+                raise
+            return self.settled_or_fetched(volume_id, "volume %s to be created" % volume_id)
+        return [Step("create", create, lambda _nothing: predict_all(self.steps_for(differences), new))]
+
+    def cloning(self):
+        params = self.params
+        source = self.clone_source()
+        if params["size"] is not None and params["size"] < source["size"]:
+            raise ModuleFailure("cannot clone %s (%s GB) to a smaller size (%s GB): volumes only grow"
+                                % (describe(source), source["size"], params["size"]))
+        location = params["location_code"] or source["location"]
+        volume_type = params["type"] or source["type"]
+        copied = {"id": None, "name": params["name"], "size": source["size"], "type": volume_type, "location": location,
+                  "status": "detached", "instances": [], "tags": [], "is_os_volume": source.get("is_os_volume")}
+        # what follows the copy (grow, attach, tag) is planned on the copy-to-be, so that a bad
+        # request fails before anything is copied
+        following = self.steps_for(self.differences(copied))
+
+        def clone(_nothing):
+            body = {"action": "clone", "id": source["id"], "name": params["name"]}
+            if location != source["location"]:
+                body["location_code"] = location
+            if volume_type != source["type"]:
+                body["type"] = volume_type
+            volume_id = self.create_unique(self.path, body, method="PUT")
+            return self.settled_or_fetched(volume_id, "volume %s to be cloned from %s" % (volume_id, source["id"]),
+                                           must_wait=bool(following))
+        return [Step("clone", clone, lambda _nothing: copied)] + following
+
+    def restoration(self, volume):
+        restored = dict((key, value) for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted"))
+        restored["status"] = "detached"
+        following = self.steps_for(self.differences(restored))
+
+        def restore(volume):
+            self.action(volume["id"], "restore")
+            return self.settled_or_fetched(volume["id"], "%s to be restored" % describe(volume), must_wait=bool(following))
+        return [Step("restore", restore, lambda _volume: restored)] + following
+
+    def removal(self, volume):
+        """Detach (the instances shut down), then move to the trash or delete for good."""
+        attached = volume.get("instances") or []
+        if attached and volume.get("is_os_volume"):
+            raise ModuleFailure("%s is the OS volume of instance %s: delete or hibernate the instance instead"
+                                % (describe(volume), ", ".join(record.get("hostname") or record["id"] for record in attached)))
+        require_shut_down(attached, "delete an attached volume")
+        steps = [self.settling("deleting it", at_rest=SETTLED + ("deleted",))]
+        if attached:
+            steps.append(self.detaching(attached, must_wait=True))
+        return steps + [self.deletion()]
+
+    def settling(self, doing, at_rest=SETTLED):
+        def settle(volume):
+            if volume.get("status") in at_rest:
+                return volume
+            return self.wait_settled(volume["id"], "%s to settle before %s" % (describe(volume), doing))
+        return Step("settle", settle, lambda volume: volume)
+
+    def action_step(self, action, predict, **fields):
+        def apply(volume):
+            self.action(volume["id"], action, **fields)
+            return predict(volume)
+        return Step(action, apply, predict)
+
+    def detaching(self, records, must_wait):
+        detach_ids = [record["id"] for record in records]
+
+        def predict(volume):
+            return with_instances(volume, [record for record in volume.get("instances") or [] if record["id"] not in detach_ids])
+
+        def detach(volume):
+            self.action(volume["id"], "detach", instance_ids=detach_ids)
+            if not must_wait:
+                return predict(volume)
+            remaining = set(attached_ids(volume)) - set(detach_ids)
+            return self.wait_settled(volume["id"], "%s to be detached" % describe(volume),
+                                     done=lambda current: set(attached_ids(current)) == remaining)
+        return Step("detach", detach, predict)
+
+    def attaching(self, records):
+        attach_ids = [record["id"] for record in records]
+
+        def predict(volume):
+            attached = [dict((field, record.get(field)) for field in ATTACHED_INSTANCE_FIELDS) for record in records]
+            return with_instances(volume, (volume.get("instances") or []) + attached)
+
+        def attach(volume):
+            self.action(volume["id"], "attach", instance_ids=attach_ids)
+            if not self.params["wait"]:
+                return predict(volume)
+            return self.wait_settled(volume["id"], "%s to be attached" % describe(volume),
+                                     done=lambda current: set(attach_ids) <= set(attached_ids(current)))
+        return Step("attach", attach, predict)
 
     # ------------------------------------------------------------------------ waiting
 
@@ -520,33 +676,18 @@ class Volume(Resource):
         }
         return action in outcomes and outcomes[action]()
 
-    def apply(self, volume, plan):
-        """Make the planned changes; return the volume afterwards."""
-        if not plan:
-            return volume
-        volume_id = volume["id"]
-        if volume.get("status") not in SETTLED:  # the API changes volumes only at rest
-            volume = self.wait_settled(volume_id, "%s to settle before changing it" % describe(volume))
-        if "name" in plan:
-            self.action(volume_id, "rename", name=plan["name"])
-        if "size" in plan:
-            self.action(volume_id, "resize", size=plan["size"])
-        if "detach" in plan:
-            detach_ids = [record["id"] for record in plan["detach"]]
-            self.action(volume_id, "detach", instance_ids=detach_ids)
-            if "attach" in plan or self.params["wait"]:
-                remaining = set(attached_ids(volume)) - set(detach_ids)
-                self.wait_settled(volume_id, "volume %s to be detached" % volume_id,
-                                  done=lambda current: set(attached_ids(current)) == remaining)
-        if "attach" in plan:
-            attach_ids = [record["id"] for record in plan["attach"]]
-            self.action(volume_id, "attach", instance_ids=attach_ids)
-            if self.params["wait"]:
-                self.wait_settled(volume_id, "volume %s to be attached" % volume_id,
-                                  done=lambda current: set(attach_ids) <= set(attached_ids(current)))
-        if "tags" in plan:
-            apply_tag_changes(self.client, self.item_path(volume_id, "tags"), *plan["tags"])
-        return self.fetch(volume_id)
+    def delete(self, current):
+        try:
+            self.client.delete(self.item_path(current["id"]), json_body={"is_permanent": self.params["permanent"]})
+        except ApiError as error:
+            if not is_not_found(error):
+                raise
+        if self.params["wait"]:
+            self.budget.until(lambda: self.fetch(current["id"]),
+                              lambda volume: volume is None or volume.get("status") == "deleted",
+                              "%s to be deleted" % describe(current))
+
+    # ------------------------------------------------------------------------- result
 
     def result(self, changed, before, after):
         if not after:
@@ -571,128 +712,6 @@ class Volume(Resource):
             "instance_ids": attached_ids(resource),
             "tags": current_tags(resource),
         }
-
-    # ----------------------------------------------------------------------- states
-
-    def converge_existing(self, volume):
-        plan = self.plan(volume)
-        self.guard(volume, plan)
-        after = self.predicted(volume, plan) if self.module.check_mode else self.apply(volume, plan)
-        return self.result(bool(plan), volume, after)
-
-    def create_volume(self):
-        params = self.params
-        missing = [option for option in ("size", "type", "location_code") if params[option] is None]
-        if missing:
-            raise ModuleFailure("volume %r does not exist; to create it, give %s" % (params["name"], ", ".join(missing)))
-        new = {"id": None, "name": params["name"], "size": params["size"], "type": params["type"],
-               "location": params["location_code"], "status": "detached", "instances": [], "tags": []}
-        # a new volume gets its attachments and tags with the create request itself
-        plan = self.plan(new)
-        self.guard(new, plan)
-        if self.module.check_mode:
-            return self.result(True, None, self.predicted(new, plan))
-        to_attach = plan.get("attach", [])
-        body = {"name": params["name"], "size": params["size"], "type": params["type"], "location_code": params["location_code"]}
-        if to_attach:
-            body["instance_ids"] = [record["id"] for record in to_attach]
-        if self.desired_tags:
-            body["tags"] = tag_inputs(self.desired_tags)
-        try:
-            volume_id = self.create_unique(self.path, body)
-        except ApiError as error:
-            if error.status == 403 and to_attach:
-                raise error.with_hint("Attaching needs the instances shut down; " + STOP_HINT + ".")
-            raise
-        return self.result(True, None, self.settled_or_fetched(volume_id, "volume %s to be created" % volume_id))
-
-    def clone_volume(self):
-        params = self.params
-        source = self.clone_source()
-        if params["size"] is not None and params["size"] < source["size"]:
-            raise ModuleFailure("cannot clone %s (%s GB) to a smaller size (%s GB): volumes only grow"
-                                % (describe(source), source["size"], params["size"]))
-        location = params["location_code"] or source["location"]
-        volume_type = params["type"] or source["type"]
-        copied = {"id": None, "name": params["name"], "size": source["size"], "type": volume_type, "location": location,
-                  "status": "detached", "instances": [], "tags": [], "is_os_volume": source.get("is_os_volume")}
-        # what follows the copy (grow, attach, tag) is planned on the copy-to-be, so that a bad
-        # request fails before anything is copied
-        plan = self.plan(copied)
-        self.guard(copied, plan)
-        if self.module.check_mode:
-            return self.result(True, None, self.predicted(copied, plan))
-        body = {"action": "clone", "id": source["id"], "name": params["name"]}
-        if location != source["location"]:
-            body["location_code"] = location
-        if volume_type != source["type"]:
-            body["type"] = volume_type
-        volume_id = self.create_unique(self.path, body, method="PUT")
-        cloned = self.settled_or_fetched(volume_id, "volume %s to be cloned from %s" % (volume_id, source["id"]),
-                                         must_wait=bool(plan))
-        return self.result(True, None, self.apply(cloned, plan))
-
-    def ensure_deleted(self, volume):
-        permanent = self.params["permanent"]
-        if volume is None or volume.get("is_permanently_deleted") or (in_trash(volume) and not permanent):
-            return self.result(False, None, None)
-        attached = volume.get("instances") or []
-        if attached and volume.get("is_os_volume"):
-            raise ModuleFailure("%s is the OS volume of instance %s: delete or hibernate the instance instead"
-                                % (describe(volume), ", ".join(record.get("hostname") or record["id"] for record in attached)))
-        require_shut_down(attached, "delete an attached volume")
-        if self.module.check_mode:
-            return self.result(True, volume, None)
-        if volume.get("status") not in SETTLED + ("deleted",):
-            volume = self.wait_settled(volume["id"], "%s to settle before deleting it" % describe(volume))
-        if attached:
-            self.action(volume["id"], "detach", instance_ids=[record["id"] for record in attached])
-            self.wait_settled(volume["id"], "%s to be detached before deleting it" % describe(volume),
-                              done=lambda current: not attached_ids(current))
-        try:
-            self.client.delete(self.item_path(volume["id"]), json_body={"is_permanent": permanent})
-        except ApiError as error:
-            if not is_not_found(error):
-                raise
-        if self.params["wait"]:
-            self.budget.until(lambda: self.fetch(volume["id"]),
-                              lambda current: current is None or current.get("status") == "deleted",
-                              "%s to be deleted" % describe(volume))
-        return self.result(True, volume, None)
-
-    def ensure_restored(self, volume):
-        if volume is None:
-            raise ModuleFailure("volume %r is neither in the trash nor active: nothing to restore" % self.params["name"])
-        if volume.get("is_permanently_deleted"):
-            raise ModuleFailure("%s was deleted permanently and cannot be restored" % describe(volume))
-        if not in_trash(volume):
-            return self.converge_existing(volume)
-        restored = dict((key, value) for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted"))
-        restored["status"] = "detached"
-        plan = self.plan(restored)
-        self.guard(restored, plan)
-        if self.module.check_mode:
-            return self.result(True, volume, self.predicted(restored, plan))
-        self.action(volume["id"], "restore")
-        restored = self.settled_or_fetched(volume["id"], "%s to be restored" % describe(volume), must_wait=bool(plan))
-        return self.result(True, volume, self.apply(restored, plan))
-
-    def run(self):
-        def converge():
-            self.validate()
-            volume = self.find()
-            state = self.params["state"]
-            if state == "absent":
-                return self.ensure_deleted(volume)
-            if state == "restored":
-                return self.ensure_restored(volume)
-            if volume is None:
-                return self.clone_volume() if self.params["clone_from"] else self.create_volume()
-            if volume.get("status") == "deleted":
-                raise ModuleFailure("%s is deleted%s" % (describe(volume), "; state=restored takes it out of the trash"
-                                                         if in_trash(volume) else " permanently"))
-            return self.converge_existing(volume)
-        self.module.exit_json(**self.module.run(converge))
 
 
 def main():
