@@ -14,6 +14,10 @@ Usage (stdlib only; any Python 3.9+):
 
     .venv/bin/python tools/code_metrics.py                 # the working tree
     .venv/bin/python tools/code_metrics.py --rev cd952c8   # a commit, read with git archive
+    .venv/bin/python tools/code_metrics.py --rev cd952c8 --formatted
+
+--formatted measures the files as tools/format.sh leaves them (formatted in a scratch copy), so
+that code written before the formatter and code written after it compare on one layout.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import pathlib
 import subprocess
 import sys
 import tarfile
+import tempfile
 import tokenize
 from dataclasses import dataclass
 
@@ -91,12 +96,22 @@ def _is_string(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def read_working_tree() -> list[SourceFile]:
-    return [SourceFile(str(path.relative_to(REPO)), path.read_text(encoding="utf-8"))
-            for path in sorted((REPO / SCOPE).rglob("*.py"))]
+def read_working_tree() -> list[tuple[str, str]]:
+    return [(str(path.relative_to(REPO)), path.read_text(encoding="utf-8")) for path in sorted((REPO / SCOPE).rglob("*.py"))]
 
 
-def read_revision(revision: str) -> list[SourceFile]:
+def formatted(sources: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The files as tools/format.sh leaves them (in a scratch tree: the files here are not touched)."""
+    with tempfile.TemporaryDirectory(prefix="code-metrics-") as tree:
+        for path, text in sources:
+            (pathlib.Path(tree) / path).parent.mkdir(parents=True, exist_ok=True)
+            (pathlib.Path(tree) / path).write_text(text, encoding="utf-8")
+        # the formatter's own verdict on what it could not fix is not a measurement: ignore it
+        subprocess.run([str(REPO / "tools" / "format.sh"), tree], stdout=subprocess.DEVNULL, check=False)
+        return [(path, (pathlib.Path(tree) / path).read_text(encoding="utf-8")) for path, _ in sources]
+
+
+def read_revision(revision: str) -> list[tuple[str, str]]:
     archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", revision, SCOPE],
                              capture_output=True, check=False)
     if archive.returncode != 0:
@@ -105,7 +120,7 @@ def read_revision(revision: str) -> list[SourceFile]:
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         for member in sorted(tar.getmembers(), key=lambda member: member.name):
             if member.isfile() and member.name.endswith(".py"):
-                files.append(SourceFile(member.name, tar.extractfile(member).read().decode("utf-8")))
+                files.append((member.name, tar.extractfile(member).read().decode("utf-8")))
     return files
 
 
@@ -181,9 +196,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rev", metavar="REV", help="measure this git revision instead of the working tree")
     parser.add_argument("--min-lines", type=int, default=6, help="shortest repeated run reported (default 6)")
     parser.add_argument("--largest", type=int, default=5, metavar="N", help="how many of the largest functions (default 5)")
+    parser.add_argument("--formatted", action="store_true", help="measure the files as tools/format.sh leaves them")
     args = parser.parse_args(argv)
-    files = read_revision(args.rev) if args.rev else read_working_tree()
-    print(f"{SCOPE}/ at {args.rev or 'the working tree'}")
+    sources = read_revision(args.rev) if args.rev else read_working_tree()
+    if args.formatted:
+        sources = formatted(sources)
+    files = [SourceFile(path, text) for path, text in sources]
+    print(f"{SCOPE}/ at {args.rev or 'the working tree'}{', formatted by tools/format.sh' if args.formatted else ''}")
     print(report(files, args.min_lines, args.largest))
 
 
