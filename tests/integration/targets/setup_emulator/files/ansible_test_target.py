@@ -22,8 +22,8 @@ try:
     from cloudcompute_emulator.pytest_plugin import DEFAULT_SETTINGS
     from cloudcompute_emulator.testing import run_emulator
 except ImportError as error:
-    sys.exit("%s: run ansible-test with --local from the development virtualenv, where the emulator is installed "
-             "(tools/integration_target.sh does)" % error)
+    sys.exit(f"{error}: run ansible-test with --local from the development virtualenv, where the emulator is installed "
+             "(tools/integration_target.sh does)")
 
 # tests/integration, where the pytest runner lives (the setup target's aliases make ansible-test
 # copy it into its working tree)
@@ -36,7 +36,7 @@ def main():
     # stopped with SIGTERM (a cancelled CI job, a timeout), stop the emulator too
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     target = pathlib.Path.cwd().name
-    with tempfile.TemporaryDirectory(prefix="ansible-test-%s-" % target) as workdir:
+    with tempfile.TemporaryDirectory(prefix=f"ansible-test-{target}-") as workdir:
         with run_emulator(**DEFAULT_SETTINGS) as emulator:
             command, env = target_command(target, emulator, pathlib.Path(workdir))
             return subprocess.run(command + sys.argv[1:], env=env, check=False).returncode
