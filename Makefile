@@ -35,7 +35,7 @@ reliability: ## faults, lost responses, token expiry, secrets, bad input, durabi
 eda-tests: ## ansible-rulebook runs the spot recovery rulebook against the emulator
 	@tools/test.sh eda
 
-lint: ## ansible-lint, production profile
+lint: ## ansible-lint, production profile; ruff on plugins/ and tests/ (tools/format.sh --check)
 	@tools/test.sh lint
 
 molecule: ## molecule scenarios of the roles (delegated, against the emulator)

@@ -60,6 +60,14 @@ run_integration_floor() {
     return "$status"
 }
 
+# ansible-lint; then ruff's lint and formatting of plugins/ and tests/ (tools/format.sh --check).
+run_lint() {
+    local status=0
+    run_ansible_lint || status=1
+    "$REPO/tools/format.sh" --check || status=1
+    return "$status"
+}
+
 run_emulator_tests() {
     [ -d "$REPO/emulator/tests" ] || { log "no emulator tests yet"; return 0; }
     (cd "$REPO/emulator" && "$CEILING_VENV/bin/python" -m pytest -p no:cacheprovider tests)
@@ -137,7 +145,7 @@ for stage in "${stages[@]}"; do
         reliability) run_stage "$stage" run_pytest "$CEILING_VENV" tests/reliability -n 2 ;;
         # ansible-rulebook runs the collection's rulebooks against an emulator (tests/eda).
         eda) run_stage "$stage" run_pytest "$CEILING_VENV" tests/eda ;;
-        lint) run_stage "$stage" run_ansible_lint ;;
+        lint) run_stage "$stage" run_lint ;;
         molecule) run_stage "$stage" run_molecule "$CEILING_VENV" ;;
         molecule-floor) run_stage "$stage" run_molecule "$FLOOR_VENV" ;;
         release) run_stage "$stage" run_pytest "$CEILING_VENV" tests/release ;;
