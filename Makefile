@@ -26,8 +26,8 @@ units: ## unit tests on every ansible-core from the floor to the ceiling
 emulator-tests: ## the emulator's own test suite
 	@tools/test.sh emulator
 
-integration: ## playbooks of every module against the emulator
-	@tools/test.sh integration
+integration: ## playbooks of every module against the emulator (TARGET=ssh_key: that target through ansible-test)
+	@if [ -n "$(TARGET)" ]; then tools/integration_target.sh $(TARGET) $(ARGS); else tools/test.sh integration; fi
 
 reliability: ## faults, lost responses, token expiry, secrets, bad input, durability, TLS
 	@tools/test.sh reliability
@@ -35,7 +35,7 @@ reliability: ## faults, lost responses, token expiry, secrets, bad input, durabi
 eda-tests: ## ansible-rulebook runs the spot recovery rulebook against the emulator
 	@tools/test.sh eda
 
-lint: ## ansible-lint, production profile
+lint: ## ansible-lint, production profile; ruff on plugins/ and tests/ (tools/format.sh --check)
 	@tools/test.sh lint
 
 molecule: ## molecule scenarios of the roles (delegated, against the emulator)

@@ -29,10 +29,15 @@ def target_names():
                   and path.name not in HELPER_ROLES)
 
 
-def run_target(name, emulator, tmp_path):
+def target_command(name, emulator, workdir):
+    """The ansible-playbook command that runs target ``name`` against ``emulator``, and its environment.
+
+    ``workdir`` (a directory of the caller's) receives the play and the token cache. ansible-test
+    runs a target the same way (setup_emulator/files/ansible_test_target.py).
+    """
     playbook = TARGETS / name / "playbook.yml"
     if not playbook.exists():
-        playbook = tmp_path / "play.yml"
+        playbook = workdir / "play.yml"
         playbook.write_text(
             "- name: Integration target %s\n"
             "  hosts: localhost\n"
@@ -51,7 +56,7 @@ def run_target(name, emulator, tmp_path):
         CLOUDCOMPUTE_API_URL=emulator.api_url,
         CLOUDCOMPUTE_CLIENT_ID=emulator.client_id,
         CLOUDCOMPUTE_CLIENT_SECRET=emulator.client_secret,
-        CLOUDCOMPUTE_TOKEN_CACHE=str(tmp_path / "tokens"),
+        CLOUDCOMPUTE_TOKEN_CACHE=str(workdir / "tokens"),
     )
     command = [
         os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), str(playbook),
@@ -59,6 +64,11 @@ def run_target(name, emulator, tmp_path):
         "-e", "emulator_url=%s" % emulator.base_url,
         "-e", "resource_prefix=it-%s" % uuid.uuid4().hex[:8],
     ]
+    return command, env
+
+
+def run_target(name, emulator, tmp_path):
+    command, env = target_command(name, emulator, tmp_path)
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800, check=False)
 
 
@@ -66,3 +76,14 @@ def run_target(name, emulator, tmp_path):
 def test_target(name, emulator, control, tmp_path):
     result = run_target(name, emulator, tmp_path)
     assert result.returncode == 0, "target %s failed:\n%s\n%s" % (name, result.stdout[-20000:], result.stderr[-5000:])
+
+
+def test_every_target_runs_under_ansible_test():
+    """`ansible-test integration <target>` runs a target through its runme.sh, which starts an
+    emulator for it; the alias makes ansible-test copy the setup target that does so."""
+    runme = (TARGETS / "ssh_key" / "runme.sh").read_text()
+    for name in target_names():
+        target = TARGETS / name
+        assert (target / "runme.sh").read_text() == runme, name
+        assert os.access(target / "runme.sh", os.X_OK), name
+        assert "needs/target/setup_emulator" in (target / "aliases").read_text().split(), name
