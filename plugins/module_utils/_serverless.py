@@ -326,7 +326,8 @@ class Deployment(Resource):
     afresh and, with ``wait``, waited for until it runs (or is paused).
 
     Subclasses set the class attributes below, implement ``state_actions``, and extend
-    ``validate``, ``create_body`` and ``update_body`` where their API has more (templates, spot)."""
+    ``validate``, ``creation``, ``create_body``, ``update_body`` and ``field_changes`` where their API
+    has more (templates, spot)."""
 
     id_field = "name"
     id_kind = NAME

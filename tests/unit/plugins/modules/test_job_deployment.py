@@ -8,15 +8,8 @@ PATH = "/job-deployments/batch"
 NOT_FOUND = {"code": "not_found", "message": "no job deployment batch"}
 RECORD = {
     "name": "batch",
-    "containers": [{
-        "name": "worker",
-        "image": {"image": "worker:1.0", "last_updated_at": "2026-11-01T10:00:00.000Z"},
-        "exposed_port": 8000,
-        "healthcheck": {"enabled": True, "port": 8000, "path": "/health"},
-        "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
-        "env": [],
-        "volume_mounts": [],
-    }],
+    "containers": [{"name": "worker", "image": {"image": "worker:1.0", "last_updated_at": "2026-11-01T10:00:00.000Z"},
+                    "exposed_port": 8000, "env": [], "volume_mounts": []}],
     "compute": {"name": "H100", "size": 1},
     "scaling": {"max_replica_count": 3, "queue_message_ttl_seconds": 300, "deadline_seconds": 3600},
     "container_registry_settings": {"is_private": False, "credentials": None},
