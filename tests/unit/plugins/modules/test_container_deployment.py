@@ -30,9 +30,9 @@ CONTAINERS = [{"name": "api", "image": "nginx:1.27", "env": [{"name": "LOG_LEVEL
 COMPUTE = {"name": "L40S", "size": 1}
 
 
-def existing(api, *statuses, record=RECORD):
+def existing(api, *statuses):
     """The deployment as it is, and its status on each successive read."""
-    api.answer(responses.GET, PATH, json=record)
+    api.answer(responses.GET, PATH, json=RECORD)
     for status in statuses:
         api.answer(responses.GET, PATH + "/status", json={"status": status})
 
