@@ -20,7 +20,7 @@ import calendar
 import datetime
 import time
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, looks_like_id, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ID, ApiError, api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import apply_tag_changes, predicted_tags
@@ -211,12 +211,15 @@ class Step:
     """One change of a plan. ``apply(resource)`` makes it, within the task's wait budget, and
     returns the resource as it is afterwards (None once it is gone); ``predict(resource)``
     returns what ``apply`` would leave without any request, for check mode and ``--diff``.
-    ``name`` says what the step does (``create``, ``resize``, ``attach``...)."""
+    ``name`` says what the step does (``create``, ``resize``, ``attach``...). A step that only
+    waits or reads (``changes=False``) is no change of its own: a plan of such steps alone
+    reports ``changed: false``."""
 
-    def __init__(self, name, apply, predict):
+    def __init__(self, name, apply, predict, changes=True):
         self.name = name
         self.apply = apply
         self.predict = predict
+        self.changes = changes
 
     def __repr__(self):
         return "Step(%r)" % self.name
@@ -249,6 +252,8 @@ class Resource:
 
     key = None            # result key and singular name, e.g. "ssh_key"
     path = None           # collection path, e.g. "/ssh-keys"
+    id_field = "id"       # the field (and option) that names one resource in its path: "name" for named ones
+    id_kind = ID          # what its values must be (a kind of ``path_value``)
     name_field = "name"   # the API field that names a resource
     name_option = "name"  # the module option that carries it
     fields = ()           # Field declarations (the name field included when it is one)
@@ -276,7 +281,7 @@ class Resource:
 
     def item_path(self, resource_id, *suffix):
         """The path of one resource (and what is under it): the id checked and encoded."""
-        return api_path(self.path, path_value(resource_id, "id"), *suffix)
+        return api_path(self.path, path_value(resource_id, self.id_field, self.id_kind), *suffix)
 
     def list_named(self, name):
         """Resources that may carry this name (filtered exactly by ``find_by_name``)."""
@@ -453,10 +458,15 @@ class Resource:
 
     def delete(self, current):
         try:
-            self.client.delete(self.item_path(current["id"]))
+            self.client.delete(self.item_path(current[self.id_field]), params=self.delete_query())
         except ApiError as error:
             if not is_not_found(error):  # gone meanwhile: that is what we wanted
                 raise
+
+    def delete_query(self):
+        """Query parameters of the delete request: none, unless the API's delete takes some (how
+        long it waits server-side, say)."""
+        return None
 
     def replace(self, current):
         """Create the new resource first, then delete the old one, so that nothing that
@@ -526,7 +536,7 @@ class Resource:
         after = current
         for step in steps:
             after = step.predict(after) if self.module.check_mode else step.apply(after)
-        return self.result(bool(steps), current, after)
+        return self.result(any(step.changes for step in steps), current, after)
 
     def result(self, changed, before, after):
         result = dict(self.returned(after), changed=changed)

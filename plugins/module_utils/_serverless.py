@@ -23,11 +23,12 @@ import copy
 import re
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import NAME, ApiError, api_path, looks_like_id, path_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
-    WaitBudget,
+    Resource,
+    Step,
     fetch_or_none,
     is_not_found,
 )
@@ -313,15 +314,23 @@ def check_name(name):
 # ---------------------------------------------------------------------------- the deployment
 
 
-class Deployment:
-    """A serverless deployment module: lookup by name, status, plan, check mode, diff, waits.
+def status_of(body):
+    """The status in the answer of a deployment's ``.../status`` (an object, or the bare status)."""
+    return body.get("status") if isinstance(body, dict) else body
 
-    Subclasses set the class attributes below, implement ``state_actions`` (what their states
-    ask of an existing or new deployment), and extend ``validate``, ``create_request`` and
-    ``update_body`` where their API has more (templates, spot)."""
 
-    key = None
-    path = None
+class Deployment(Resource):
+    """A serverless deployment module on the engine. The name is the identity and the path; a
+    deployment is read with its status, and planned as its create or update, then the actions
+    its state asks for (pause, resume, restart, purge the queue), then settling: its status read
+    afresh and, with ``wait``, waited for until it runs (or is paused).
+
+    Subclasses set the class attributes below, implement ``state_actions``, and extend
+    ``validate``, ``creation``, ``create_body``, ``update_body`` and ``field_changes`` where their API
+    has more (templates, spot)."""
+
+    id_field = "name"
+    id_kind = NAME
     running_status = None
     # statuses a deployment leaves by itself on its way to running
     starting_statuses = ()
@@ -333,32 +342,20 @@ class Deployment:
     created_status = None
     # how else a deployment can be created, for the message when options are missing
     create_alternative = ""
-    # the status a deployment shows while it is being deleted (None: hidden at once)
-    deleting_status = None
+    # the status a deployment shows while it is being deleted (none: it is hidden at once)
+    going_away = ()
     # top-level fields whose change rolls out a new version (the deployment restarts)
     new_version_fields = ()
     view_fields = ()
 
     def __init__(self, module):
-        self.module = module
-        self.params = module.params
-        self.client = module.client
+        super(Deployment, self).__init__(module)
         self.name = self.params["name"]
-        self.budget = WaitBudget(self.client, self.params["wait_timeout"])
         self.containers = ContainerSpecs(self.client, self.params.get("containers") or [])
-        self.create_lock = None
-
-    @property
-    def noun(self):
-        return self.key.replace("_", " ")
-
-    def item_path(self, suffix=""):
-        return api_path(self.path, path_value(self.name, "name", NAME), suffix)
 
     # ------------------------------------------------------------------ validation
 
     def validate(self):
-        """Reject what can be rejected before any API call."""
         check_name(self.name)
         ContainerSpecs.validate(self.params.get("containers"))
         compute = self.params.get("compute")
@@ -376,27 +373,34 @@ class Deployment:
 
     # ------------------------------------------------------------------------ reads
 
-    def fetch(self):
-        return fetch_or_none(self.client, self.item_path())
-
     def read_status(self):
         """The deployment's status; None when it is gone."""
         try:
-            body = self.client.get(self.item_path("/status"))
+            return status_of(self.client.get(self.item_path(self.name, "status")))
         except ApiError as error:
             if is_not_found(error):
                 return None
             raise
-        return body.get("status") if isinstance(body, dict) else body
 
     def find(self):
-        if self.params["state"] != "absent" and not self.module.check_mode:
+        """The deployment with its status; None when there is none. One being deleted still holds
+        its name: a run that wants the deployment waits until it is gone (with ``wait``, and not
+        in check mode, which cannot wait) and then creates it afresh."""
+        wanted = self.params["state"] not in self.gone_states
+        if wanted:
             # the API refuses a second deployment of a name: the lock spares a concurrent
             # task on this machine that refusal (released when this task ends)
-            self.create_lock = hold_create_lock(self.client, self.key, self.name)
-        current = self.fetch()
-        if current is not None:
-            current = dict(current, status=self.read_status())
+            self.hold_create_lock(self.name)
+        current = self.fetch(self.name)
+        if current is None:
+            return None
+        current = dict(current, status=self.read_status())
+        if wanted and current["status"] in self.going_away:
+            if not self.params["wait"] or self.module.check_mode:
+                raise ModuleFailure("%s %s is being deleted (status %s); run again once it is gone, or set wait: true"
+                                    % (self.noun, self.name, current["status"]))
+            self.wait_gone()
+            return None
         return current
 
     # ------------------------------------------------------------------------ waits
@@ -411,26 +415,74 @@ class Deployment:
         self.budget.until(self.read_status, lambda status: status is None, "%s %s to be deleted" % (self.noun, self.name),
                           describe=lambda status: status)
 
-    # ---------------------------------------------------------------------- actions
+    # ------------------------------------------------------------------------ the plan
 
-    def action(self, name):
-        # pause and resume change nothing when repeated; a repeated restart or purge only
-        # restarts or purges again: each may be resent after a lost response
-        self.client.post(self.item_path("/" + name), idempotent=True)
+    def plan(self, current):
+        if self.params["state"] in self.gone_states:
+            if current is None:
+                return []
+            if current.get("status") in self.going_away:
+                # already being deleted by someone else: only wait for it
+                return [Step("wait until deleted", self.wait_deleted, lambda _deployment: None, changes=False)]
+            return [self.deletion()]
+        steps = [self.creation()] if current is None else self.field_changes(current)
+        paused = current is not None and current.get("status") == "paused"
+        steps.extend(self.action(name) for name in self.state_actions(paused, current is None))
+        if steps:
+            return steps + [Step("settle", self.settle, self.predicted_settled, changes=False)]
+        if self.params["wait"] and current.get("status") in self.starting_statuses:
+            return [Step("wait until running", lambda deployment: dict(deployment, status=self.wait_status(self.running_status)),
+                         lambda deployment: deployment, changes=False)]
+        return []
 
-    def create(self, path, body):
+    def state_actions(self, paused, created):
+        """Actions (``pause``, ``resume``, ``restart``, ``purge-queue``) the state asks of the
+        deployment (``paused``: it is paused now; ``created``: this run creates it)."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------------- create
+
+    def creation(self):
+        """The create step (refused when options it needs are missing)."""
+        body = self.create_body()
+        return Step("create", lambda _nothing: self.create_deployment(self.path, body),
+                    lambda _nothing: self.predicted_create(body))
+
+    def create_body(self):
+        params = self.params
+        missing = [option for option in ("containers", "compute") if not params[option]]
+        if missing:
+            raise ModuleFailure("%s %s does not exist; to create it, give %s%s"
+                                % (self.noun, self.name, " and ".join(missing), self.create_alternative))
+        return prune({
+            "name": self.name,
+            "containers": self.containers.desired(),
+            "compute": params["compute"],
+            "scaling": self.desired_scaling(),
+            "container_registry_settings": registry_body(params["container_registry_settings"]),
+        })
+
+    def predicted_create(self, body):
+        predicted = dict(body, status=self.created_status, endpoint_base_url=None, created_at=None)
+        predicted["containers"] = ContainerSpecs.predicted(body["containers"])
+        predicted.setdefault("scaling", {})  # the API's defaults are not known here
+        predicted.setdefault("container_registry_settings", {"is_private": False, "credentials": None})
+        return predicted
+
+    def create_deployment(self, path, body):
         """Create; a name still held by a deployment being deleted is waited for when waiting."""
         def attempt():
             try:
                 # a 503 here means no capacity for the compute: an answer, not an outage to retry
-                return self.client.create(path, body, find_existing=self.fetch, returns_resource=True, retry_unavailable=False)
+                return self.client.create(path, body, find_existing=lambda: self.fetch(self.name), returns_resource=True,
+                                          retry_unavailable=False)
             except ApiError as error:
                 if error.status == 503:
                     raise error.with_hint("No capacity for the serverless compute %s: choose another GPU model or "
                                           "size, or retry later" % self.compute_label(body))
                 if error.status != 409:
                     raise
-                created_meanwhile = self.fetch()
+                created_meanwhile = self.fetch(self.name)
                 if created_meanwhile is not None:
                     # another run (on another machine) created it since our lookup: adopt it
                     self.module.warn("another run created %s %s at the same time: this task adopted it"
@@ -440,84 +492,26 @@ class Deployment:
                     raise error.with_hint("A %s of this name may still be being deleted: retry in a moment, "
                                           "or set wait: true to wait for it" % self.noun)
                 return None  # the name is held by a deployment being deleted: try again
-        return self.budget.until(attempt, lambda created: created is not None,
-                                 "the name %s to be free (a %s of that name is being deleted)" % (self.name, self.noun))
-
-    def update(self, path, body):
-        try:
-            return self.client.request("PATCH", path, json_body=body, retry_unavailable=False).body or self.fetch()
-        except ApiError as error:
-            if error.status == 503 and "compute" in body:
-                raise error.with_hint("No capacity for the serverless compute %s: choose another GPU model or size, "
-                                      "or retry later" % self.compute_label(body))
-            raise
+        return dict(self.budget.until(attempt, lambda created: created is not None,
+                                      "the name %s to be free (a %s of that name is being deleted)" % (self.name, self.noun)))
 
     @staticmethod
     def compute_label(body):
         compute = body.get("compute")
         return "%s x%s" % (compute.get("name"), compute.get("size")) if compute else "(the template's recommended one)"
 
-    def delete_timeout_ms(self):
-        """How long DELETE waits server-side: the option, else as long as waiting allows."""
-        if self.params.get("delete_timeout") is not None:
-            return self.params["delete_timeout"]
-        if not self.params["wait"]:
-            return 0
-        limit = self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS
-        return int(max(0, min(self.budget.remaining(), limit)) * 1000) if limit > 0 else 0
+    # ----------------------------------------------------------------------- update
 
-    def delete(self):
-        try:
-            self.client.delete(self.item_path(), params={"timeout": min(MAX_DELETE_TIMEOUT_MS, self.delete_timeout_ms())})
-        except ApiError as error:
-            if not is_not_found(error):
-                raise
-        if self.params["wait"] and self.deleting_status:
-            self.wait_gone()
-
-    # ---------------------------------------------------------------------- results
-
-    def view(self, resource):
-        """What ``--diff`` shows: the configurable fields, containers with their image as a string."""
-        if not resource:
-            return {}
-        shown = dict((field, copy.deepcopy(resource.get(field))) for field in self.view_fields if field in resource)
-        shown["name"] = resource.get("name")
-        shown["status"] = resource.get("status")
-        shown["containers"] = [comparable(container_input(container)) for container in resource.get("containers") or []]
-        return whole_numbers(shown)
-
-    def result(self, changed, before, after, **extra):
-        result = dict(extra, changed=changed)
-        result[self.key] = after or {}
-        if self.module._diff:
-            result["diff"] = {"before": self.view(before), "after": self.view(after)}
-        return result
-
-    # -------------------------------------------------------------- plan and apply
+    def field_changes(self, current):
+        """The update step: one PATCH of the fields that differ; none when all agree."""
+        body = self.update_body(current)
+        if not body:
+            return []
+        return [Step("update", lambda _deployment: self.update_deployment(body),
+                     lambda deployment: self.predicted_update(deployment, body))]
 
     def desired_scaling(self):
         return prune(self.params["scaling"]) if self.params.get("scaling") else None
-
-    def create_request(self):
-        """(path, body, predicted deployment) of the create; ModuleFailure when options are missing."""
-        params = self.params
-        missing = [option for option in ("containers", "compute") if not params[option]]
-        if missing:
-            raise ModuleFailure("%s %s does not exist; to create it, give %s%s"
-                                % (self.noun, self.name, " and ".join(missing), self.create_alternative))
-        body = prune({
-            "name": self.name,
-            "containers": self.containers.desired(),
-            "compute": params["compute"],
-            "scaling": self.desired_scaling(),
-            "container_registry_settings": registry_body(params["container_registry_settings"]),
-        })
-        predicted = dict(body, status=self.created_status, endpoint_base_url=None, created_at=None)
-        predicted["containers"] = ContainerSpecs.predicted(body["containers"])
-        predicted.setdefault("scaling", {})  # the API's defaults are not known here
-        predicted.setdefault("container_registry_settings", {"is_private": False, "credentials": None})
-        return self.path, body, predicted
 
     def update_body(self, current):
         """The PATCH body that brings ``current`` to the options: the fields that differ, each
@@ -538,97 +532,78 @@ class Deployment:
             body["container_registry_settings"] = registry
         return body
 
-    def check_unchangeable(self, current):
-        """Fail when options that cannot change differ from the live deployment."""
-
-    def state_actions(self, status, created):
-        """Actions (``pause``, ``resume``, ``restart``, ``purge-queue``) the state asks for."""
-        raise NotImplementedError
-
-    def plan(self, current):
-        """Every change of this run, decided before any is made: (steps, predicted deployment)."""
-        steps = []
-        if current is None:
-            path, body, predicted = self.create_request()
-            steps.append(("create", path, body))
-            status = predicted["status"]
-        else:
-            self.check_unchangeable(current)
-            predicted = copy.deepcopy(current)
-            status = current.get("status")
-            body = self.update_body(current)
-            if body:
-                steps.append(("update", self.item_path(), body))
-                predicted.update(self.predicted_update(current, body))
-                if self.rollout_status and status != "paused" and any(field in body for field in self.new_version_fields):
-                    status = self.rollout_status
-        for action in self.state_actions(status, current is None):
-            steps.append((action, None, None))
-            status = self.status_after(action, status)
-        if self.params["wait"] and status != "paused" and (steps or status in self.starting_statuses):
-            status = self.running_status
-        predicted["status"] = status
-        return steps, predicted
-
     def predicted_update(self, current, body):
-        predicted = copy.deepcopy(body)
+        predicted = copy.deepcopy(current)
+        predicted.update(copy.deepcopy(body))
         if "containers" in body:
             predicted["containers"] = ContainerSpecs.predicted(body["containers"], current.get("containers"))
+        if self.rollout_status and current.get("status") != "paused" and any(field in body for field in self.new_version_fields):
+            predicted["status"] = self.rollout_status
         return predicted
 
-    def status_after(self, action, status):
-        return {"pause": "paused", "resume": self.restart_status, "restart": self.restart_status}.get(action, status)
+    def update_deployment(self, body):
+        try:
+            updated = self.client.request("PATCH", self.item_path(self.name), json_body=body, retry_unavailable=False).body
+        except ApiError as error:
+            if error.status == 503 and "compute" in body:
+                raise error.with_hint("No capacity for the serverless compute %s: choose another GPU model or size, "
+                                      "or retry later" % self.compute_label(body))
+            raise
+        return dict(updated or self.fetch(self.name))
 
-    def apply(self, steps, current):
-        after = current
-        for step, path, body in steps:
-            if step == "create":
-                after = dict(self.create(path, body))
-            elif step == "update":
-                after = dict(self.update(path, body))
-            else:
-                self.action(step)
-        after = dict(after, status=self.read_status())
-        if self.params["wait"]:
-            target = "paused" if self.params["state"] == "paused" else self.running_status
-            if after["status"] != target and (steps or after["status"] in self.starting_statuses):
-                after["status"] = self.wait_status(target)
-        return after
+    # --------------------------------------------------------------- actions, settling
 
-    def ensure_absent(self, current):
-        if current is None:
-            return self.result(False, None, None)
-        if self.deleting_status and current.get("status") == self.deleting_status:
-            # already being deleted by someone else: only wait for it
-            if self.params["wait"] and not self.module.check_mode:
-                self.wait_gone()
-            return self.result(False, current, None)
-        if not self.module.check_mode:
-            self.delete()
-        return self.result(True, current, None)
+    def action(self, name):
+        def send(deployment):
+            # pause and resume change nothing when repeated; a repeated restart or purge only
+            # restarts or purges again: each may be resent after a lost response
+            self.client.post(self.item_path(self.name, name), idempotent=True)
+            return deployment
+        after = {"pause": "paused", "resume": self.restart_status, "restart": self.restart_status}
+        return Step(name, send, lambda deployment: dict(deployment, status=after.get(name, deployment.get("status"))))
 
-    def run(self):
-        def converge():
-            self.validate()
-            current = self.find()
-            if self.params["state"] == "absent":
-                return self.ensure_absent(current)
-            if current is not None and self.deleting_status and current.get("status") == self.deleting_status:
-                if not self.params["wait"] or self.module.check_mode:
-                    raise ModuleFailure("%s %s is being deleted (status %s); run again once it is gone, or set wait: true"
-                                        % (self.noun, self.name, current["status"]))
-                self.wait_gone()
-                current = None
-            steps, predicted = self.plan(current)
-            if not steps:
-                after = current
-                if self.params["wait"] and not self.module.check_mode and current.get("status") in self.starting_statuses:
-                    after = dict(current, status=self.wait_status(self.running_status))
-                return self.result(False, current, after)
-            if self.module.check_mode:
-                return self.result(True, current, predicted)
-            return self.result(True, current, self.apply(steps, current))
-        self.module.exit_json(**self.module.run(converge))
+    def settle(self, deployment):
+        """After the changes: the status read afresh and, with ``wait``, the one the state asks for."""
+        deployment = dict(deployment, status=self.read_status())
+        target = "paused" if self.params["state"] == "paused" else self.running_status
+        if self.params["wait"] and deployment["status"] != target:
+            deployment["status"] = self.wait_status(target)
+        return deployment
+
+    def predicted_settled(self, deployment):
+        if self.params["wait"] and deployment.get("status") != "paused":
+            return dict(deployment, status=self.running_status)
+        return deployment
+
+    # ----------------------------------------------------------------------- delete
+
+    def delete_query(self):
+        """How long DELETE waits server-side: the option, else as long as waiting allows."""
+        timeout = self.params.get("delete_timeout")
+        if timeout is None and self.params["wait"]:
+            limit = self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS
+            timeout = int(max(0, min(self.budget.remaining(), limit)) * 1000) if limit > 0 else 0
+        return {"timeout": min(MAX_DELETE_TIMEOUT_MS, timeout or 0)}
+
+    def delete(self, current):
+        super(Deployment, self).delete(current)
+        self.wait_deleted(current)
+
+    def wait_deleted(self, _current):
+        if self.params["wait"] and self.going_away:
+            self.wait_gone()
+
+    # ---------------------------------------------------------------------- results
+
+    def view(self, resource):
+        """What ``--diff`` shows: the configurable fields, containers with their image as a string."""
+        if not resource:
+            return {}
+        shown = dict((field, copy.deepcopy(resource.get(field))) for field in self.view_fields if field in resource)
+        shown["name"] = resource.get("name")
+        shown["status"] = resource.get("status")
+        shown["containers"] = [comparable(container_input(container)) for container in resource.get("containers") or []]
+        return whole_numbers(shown)
 
 
 # ------------------------------------------------------------------------------- info modules
@@ -651,7 +626,7 @@ def exit_deployment_info(module, key, path):
                 return None, False
             raise
 
-    def read():
+    def read_results():
         if params["name"]:
             found = fetch_or_none(module.client, api_path(path, path_value(params["name"], "name", NAME)))
             deployments = [found] if found else []
@@ -665,7 +640,7 @@ def exit_deployment_info(module, key, path):
                 body, exists = optional(item_path + "/status")
                 if not exists:
                     continue
-                deployment["status"] = body.get("status") if isinstance(body, dict) else body
+                deployment["status"] = status_of(body)
                 if params["status"] and deployment["status"] not in params["status"]:
                     continue
             if "replicas" in include:
@@ -676,4 +651,4 @@ def exit_deployment_info(module, key, path):
             result.append(deployment)
         return {key: result}
 
-    module.exit_json(changed=False, **module.run(read))
+    exit_info(module, read_results)

@@ -331,6 +331,7 @@ container_deployment:
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import WAIT_ARGUMENT_SPEC, CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
     ContainerSpecs,
     Deployment,
@@ -405,18 +406,10 @@ class ContainerDeployment(Deployment):
     def read_template(self):
         return self.client.get(self.template_path())
 
-    def create_request(self):
-        if self.params["template"]:
-            return self.template_create_request()
-        path, body, predicted = super(ContainerDeployment, self).create_request()
-        if self.params["spot"] is not None:
-            body["is_spot"] = self.params["spot"]
-        predicted["is_spot"] = bool(self.params["spot"])
-        return path, body, predicted
-
-    def template_create_request(self):
-        params = self.params
-        template = params["template"]
+    def creation(self):
+        if not self.params["template"]:
+            return super(ContainerDeployment, self).creation()
+        params, template = self.params, self.params["template"]
         body = prune({
             "name": self.name,
             "variant": template["variant"],
@@ -427,10 +420,18 @@ class ContainerDeployment(Deployment):
             "scaling": self.desired_scaling(),
             "is_spot": params["spot"],
         })
-        predicted = {"status": "initializing"}  # only check mode needs the whole prediction
-        if self.module.check_mode:
-            predicted = self.predicted_from_template(self.read_template(), body)
-        return self.template_path("/deployments"), body, predicted
+        path = self.template_path("/deployments")
+        return Step("create", lambda _nothing: self.create_deployment(path, body),
+                    lambda _nothing: self.predicted_from_template(self.read_template(), body))
+
+    def create_body(self):
+        body = super(ContainerDeployment, self).create_body()
+        if self.params["spot"] is not None:
+            body["is_spot"] = self.params["spot"]
+        return body
+
+    def predicted_create(self, body):
+        return dict(super(ContainerDeployment, self).predicted_create(body), is_spot=bool(self.params["spot"]))
 
     def predicted_from_template(self, detail, body):
         """What a deployment from the template will look like, as far as the template tells."""
@@ -483,12 +484,15 @@ class ContainerDeployment(Deployment):
                                 % (self.params["template"]["id"], ", ".join(unknown), ", ".join(known) or "none"))
         return features
 
-    def check_unchangeable(self, current):
+    def field_changes(self, current):
+        if self.params["template"]:
+            self.refuse_template_changes(current)
+        return super(ContainerDeployment, self).field_changes(current)
+
+    def refuse_template_changes(self, current):
         """A template applies at creation only: its settings that differ from the live
         deployment are a clear failure, never a silent no-op."""
         template = self.params["template"]
-        if not template:
-            return
         detail = self.read_template()
         containers = current.get("containers") or [{}]
         container = next((item for item in containers if item.get("name") == detail.get("code")), containers[0])
@@ -534,11 +538,11 @@ class ContainerDeployment(Deployment):
             body["is_spot"] = self.params["spot"]
         return body
 
-    def state_actions(self, status, created):
+    def state_actions(self, paused, created):
         state = self.params["state"]
         if state == "paused":
-            return [] if status == "paused" else ["pause"]
-        if status == "paused":
+            return [] if paused else ["pause"]
+        if paused:
             return ["resume"]  # present and restarted both bring a paused deployment back up
         if state == "restarted" and not created:
             return ["restart"]

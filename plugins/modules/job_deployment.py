@@ -191,7 +191,7 @@ class JobDeployment(Deployment):
     running_status = "running"
     created_status = "running"
     restart_status = "running"
-    deleting_status = "terminating"
+    going_away = ("terminating",)
     view_fields = ("compute", "scaling", "container_registry_settings")
 
     def validate(self):
@@ -202,20 +202,21 @@ class JobDeployment(Deployment):
         if self.params["purge_queue"] and self.params["state"] == "absent":
             raise ModuleFailure("purge_queue does not apply to state=absent (deleting drops the queue)")
 
-    def state_actions(self, status, created):
+    def state_actions(self, paused, created):
         actions = []
         if self.params["purge_queue"] and not created:
             actions.append("purge-queue")  # first: nothing queued starts on a resume
         if self.params["state"] == "paused":
-            if status != "paused":
+            if not paused:
                 actions.append("pause")
-        elif status == "paused":
+        elif paused:
             actions.append("resume")
         return actions
 
-    def result(self, changed, before, after, **extra):
-        purged = self.params["purge_queue"] and before is not None and self.params["state"] != "absent"
-        return super(JobDeployment, self).result(changed, before, after, queue_purged=bool(purged), **extra)
+    def result(self, changed, before, after):
+        result = super(JobDeployment, self).result(changed, before, after)
+        result["queue_purged"] = bool(self.params["purge_queue"] and before is not None and self.params["state"] != "absent")
+        return result
 
 
 def main():
