@@ -210,12 +210,15 @@ class Step:
     """One change of a plan. ``apply(resource)`` makes it, within the task's wait budget, and
     returns the resource as it is afterwards (None once it is gone); ``predict(resource)``
     returns what ``apply`` would leave without any request, for check mode and ``--diff``.
-    ``name`` says what the step does (``create``, ``resize``, ``attach``...)."""
+    ``name`` says what the step does (``create``, ``resize``, ``attach``...). A step with
+    ``changes`` false only waits (for a setup to finish): it makes the task changed only when
+    its ``apply`` finds it had to act after all and sets ``changes``."""
 
-    def __init__(self, name, apply, predict):
+    def __init__(self, name, apply, predict, changes=True):
         self.name = name
         self.apply = apply
         self.predict = predict
+        self.changes = changes
 
     def __repr__(self):
         return "Step(%r)" % self.name
@@ -493,7 +496,7 @@ class Resource:
         after = current
         for step in steps:
             after = step.predict(after) if self.module.check_mode else step.apply(after)
-        return self.result(bool(steps), current, after)
+        return self.result(any(step.changes for step in steps), current, after)
 
     def result(self, changed, before, after):
         result = {"changed": changed, self.key: after or {}}
