@@ -21,6 +21,8 @@ import copy
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
+    CAP_ARGUMENT_SPEC,
+    RUNWAY_ARGUMENT_SPEC,
     PriceBook,
     check_cap_option,
     check_runway_option,
@@ -40,8 +42,13 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import
     startup_script_references,
     volume_references,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    TAGS_ARGUMENT_SPEC,
+    WAIT_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     apply_tag_changes,
@@ -53,9 +60,31 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
 )
 
 
+def run_compute_module(resource_class, own_options, **module_options):
+    """Run the ``instance`` or ``cluster`` module: the options both have, and ``own_options``."""
+    argument_spec = dict(
+        id=dict(type="str"),
+        hostname=dict(type="str", aliases=["name"]),
+        image=dict(type="str"),
+        location_code=dict(type="str", aliases=["location"]),
+        description=dict(type="str"),
+        ssh_keys=dict(type="list", elements="str", no_log=False),
+        startup_script=dict(type="str"),
+        existing_volumes=dict(type="list", elements="str"),
+        delete_permanently=dict(type="bool", default=False),
+    )
+    argument_spec[resource_class.type_option] = dict(type="str")
+    argument_spec.update(own_options)
+    for options in (WAIT_ARGUMENT_SPEC, TAGS_ARGUMENT_SPEC, placement_argument_spec(resource_class.key),
+                    CAP_ARGUMENT_SPEC, RUNWAY_ARGUMENT_SPEC):
+        argument_spec.update(options)
+    module = CloudComputeModule(argument_spec=argument_spec, required_one_of=[("id", "hostname")], **module_options)
+    resource_class(module).run()
+
+
 class Compute(Resource):
-    """An instance or a cluster. Subclasses set ``key``, ``path``, ``type_option`` and
-    ``immutable`` and write their deploy request, its prediction and their own steps."""
+    """An instance or a cluster. Subclasses set ``key``, ``path`` and ``type_option`` and write
+    what is their own: the rest of the deploy request and its prediction, their own steps."""
 
     name_field = "hostname"
     name_option = "hostname"
@@ -65,14 +94,15 @@ class Compute(Resource):
     being_removed = "being removed"
     required_to_deploy = ()  # the options a deploy cannot do without (a placement may supply some)
     passed_options = ()     # options sent with the deploy as they are, besides description and contract
-    shown_fields = ()       # the fields ``--diff`` shows as the API returns them, besides the common ones
-    # Options the API cannot change after the deploy: (option, field of the resource).
-    immutable = ()
-    # Of those, the ones compared only when the API reports the field (it picks a default).
+    shown_fields = ()       # fields ``--diff`` shows as the API returns them, besides the common ones
+    # Options the API cannot change after the deploy besides the type, image, location,
+    # description and contract: (option, field of the resource).
+    also_immutable = ()
+    # Of the immutable options, those compared only when the API reports the field (it picks
+    # a default), and those a placement chooses among its candidates.
     compared_when_reported = ()
-    # Of those, the ones a placement chooses among its candidates.
     placed_options = ()
-    capacity_hint = ""
+    capacity_hint = ""      # what to do when the API has no capacity for a deploy
 
     def __init__(self, module):
         super(Compute, self).__init__(module)
@@ -161,7 +191,8 @@ class Compute(Resource):
     def view(self, resource):
         if not resource:
             return {}
-        shown = dict((field, resource.get(field)) for field in ("id", "hostname") + self.shown_fields)
+        shown = dict((field, resource.get(field)) for field in ("id", "hostname", self.type_option, "image", "location",
+                                                                 "description", "contract") + self.shown_fields)
         shown.update(ssh_key_ids=sorted(resource.get("ssh_key_ids") or []),
                      startup_script_id=resource.get("startup_script_id"), tags=current_tags(resource))
         return shown
@@ -284,7 +315,9 @@ class Compute(Resource):
     def immutable_pairs(self, resource):
         """``{option: (desired, current)}`` of the options the API cannot change."""
         params = self.params
-        pairs = dict((option, (params[option], resource.get(field))) for option, field in self.immutable
+        immutable = ((self.type_option, self.type_option), ("image", "image"), ("location_code", "location"),
+                     ("description", "description"), ("contract", "contract")) + self.also_immutable
+        pairs = dict((option, (params[option], resource.get(field))) for option, field in immutable
                      if option not in self.compared_when_reported or resource.get(field) is not None)
         if params["id"]:
             pairs["hostname"] = (params["hostname"], resource.get("hostname"))

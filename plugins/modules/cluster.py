@@ -424,20 +424,10 @@ placement:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
-    CAP_ARGUMENT_SPEC,
-    RUNWAY_ARGUMENT_SPEC,
-    existing_cluster_cost,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, run_compute_module
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_cluster_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import GOING_AWAY, SETTING_UP
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
-    TAGS_ARGUMENT_SPEC,
-    WAIT_ARGUMENT_SPEC,
-    CloudComputeModule,
-    ModuleFailure,
-)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import placement_argument_spec
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, fetch_or_none, is_not_found
 
 # The statuses of a provisioned cluster: its jump host has an address and its workers exist.
@@ -461,19 +451,11 @@ class Cluster(Compute):
     type_option = "cluster_type"
     removal = "discontinue"
     being_removed = "being discontinued"
-    immutable = (
-        ("cluster_type", "cluster_type"),
-        ("image", "image"),
-        ("location_code", "location"),
-        ("description", "description"),
-        ("contract", "contract"),
-        ("extension_settings", "extension_settings"),
-    )
+    also_immutable = (("extension_settings", "extension_settings"),)
     compared_when_reported = ("extension_settings",)  # not reported: nothing to compare
     placed_options = ("cluster_type", "location_code")
     required_to_deploy = ("cluster_type", "image", "location_code", "shared_volume")
     passed_options = ("extension_settings",)
-    shown_fields = ("cluster_type", "image", "location", "description", "contract")
     capacity_hint = ("cloudcompute.cloud.availability_info with kind=cluster lists the cluster types with capacity "
                      "per location: choose another location or cluster type, or retry later.")
 
@@ -729,22 +711,13 @@ class Cluster(Compute):
 
 
 def main():
-    argument_spec = dict(
-        id=dict(type="str"),
-        hostname=dict(type="str", aliases=["name"]),
-        cluster_type=dict(type="str"),
-        image=dict(type="str"),
-        location_code=dict(type="str", aliases=["location"]),
-        description=dict(type="str"),
+    run_compute_module(Cluster, dict(
         contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM"]),
         extension_settings=dict(type="str", choices=["auto_renew", "pay_as_you_go", "end_contract"]),
         shared_volume=dict(type="dict", options=dict(
             name=dict(type="str", required=True),
             size=dict(type="int", required=True),
         )),
-        existing_volumes=dict(type="list", elements="str"),
-        ssh_keys=dict(type="list", elements="str", no_log=False),
-        startup_script=dict(type="str"),
         nodes=dict(type="list", elements="dict", options=dict(
             hostname=dict(type="str", required=True, aliases=["name"]),
             state=dict(type="str", choices=["running", "stopped"], default="running"),
@@ -752,18 +725,7 @@ def main():
         )),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         delete_shared_volumes=dict(type="bool", default=False),
-        delete_permanently=dict(type="bool", default=False),
-    )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
-    argument_spec.update(TAGS_ARGUMENT_SPEC)
-    argument_spec.update(placement_argument_spec("cluster"))
-    argument_spec.update(CAP_ARGUMENT_SPEC)
-    argument_spec.update(RUNWAY_ARGUMENT_SPEC)
-    module = CloudComputeModule(
-        argument_spec=argument_spec,
-        required_one_of=[("id", "hostname")],
-    )
-    Cluster(module).run()
+    ))
 
 
 if __name__ == "__main__":

@@ -508,22 +508,11 @@ placement:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
-    CAP_ARGUMENT_SPEC,
-    RUNWAY_ARGUMENT_SPEC,
-    existing_instance_cost,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, run_compute_module
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_instance_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import BROKEN, GOING_AWAY, SETTING_UP
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
-    JUPYTER_TOKEN_ARGUMENT_SPEC,
-    TAGS_ARGUMENT_SPEC,
-    WAIT_ARGUMENT_SPEC,
-    CloudComputeModule,
-    ModuleFailure,
-)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import placement_argument_spec
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import JUPYTER_TOKEN_ARGUMENT_SPEC, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
     Step,
@@ -542,17 +531,10 @@ class Instance(Compute):
     path = "/instances"
     gone_states = ("absent", "hibernated")
     type_option = "instance_type"
-    immutable = (
-        ("instance_type", "instance_type"),
-        ("image", "image"),
-        ("location_code", "location"),
-        ("description", "description"),
-        ("contract", "contract"),
-    )
     placed_options = ("instance_type", "location_code", "spot", "contract")
     required_to_deploy = ("instance_type", "location_code")
     passed_options = ("coupon",)
-    shown_fields = ("status", "instance_type", "image", "location", "description", "contract", "is_spot")
+    shown_fields = ("status", "is_spot")
     capacity_hint = ("cloudcompute.cloud.availability_info lists the instance types with capacity per location "
                      "(spot or not): choose another location or instance type, or retry later.")
 
@@ -797,19 +779,11 @@ class Instance(Compute):
 def main():
     volume_tags = dict(type="dict")
     spot_policy = dict(type="str", choices=SPOT_POLICIES)
-    argument_spec = dict(
-        id=dict(type="str"),
-        hostname=dict(type="str", aliases=["name"]),
-        instance_type=dict(type="str"),
-        image=dict(type="str"),
+    run_compute_module(Instance, dict(
         existing_os_volume=dict(type="str"),
-        location_code=dict(type="str", aliases=["location"]),
-        description=dict(type="str"),
         contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM", "SPOT"]),
         spot=dict(type="bool", aliases=["is_spot"]),
         coupon=dict(type="str"),
-        ssh_keys=dict(type="list", elements="str", no_log=False),
-        startup_script=dict(type="str"),
         os_volume=dict(type="dict", options=dict(
             name=dict(type="str", required=True),
             size=dict(type="int", required=True),
@@ -823,24 +797,11 @@ def main():
             on_spot_discontinue=spot_policy,
             tags=volume_tags,
         )),
-        existing_volumes=dict(type="list", elements="str"),
         state=dict(type="str", choices=["present", "running", "stopped", "absent", "hibernated"], default="present"),
         force=dict(type="bool", default=False),
         delete_volumes=dict(type="list", elements="str", default=["os"]),
-        delete_permanently=dict(type="bool", default=False),
-    )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
-    argument_spec.update(TAGS_ARGUMENT_SPEC)
-    argument_spec.update(JUPYTER_TOKEN_ARGUMENT_SPEC)
-    argument_spec.update(placement_argument_spec("instance"))
-    argument_spec.update(CAP_ARGUMENT_SPEC)
-    argument_spec.update(RUNWAY_ARGUMENT_SPEC)
-    module = CloudComputeModule(
-        argument_spec=argument_spec,
-        required_one_of=[("id", "hostname")],
-        mutually_exclusive=[("image", "existing_os_volume"), ("os_volume", "existing_os_volume")],
-    )
-    Instance(module).run()
+        **JUPYTER_TOKEN_ARGUMENT_SPEC
+    ), mutually_exclusive=[("image", "existing_os_volume"), ("os_volume", "existing_os_volume")])
 
 
 if __name__ == "__main__":
