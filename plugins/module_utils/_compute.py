@@ -17,8 +17,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import copy
-
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     CAP_ARGUMENT_SPEC,
@@ -112,7 +110,6 @@ class Compute(Resource):
         self.volume_references = volume_references(self.client, self.params["location_code"])
         self.prices = PriceBook(self.client)
         self.placement = Placement(module, self.key, self.budget, self.prices)
-        self.body = None
         # what the result reports besides the resource, set by the plan and its steps
         self.runway = None
         self.placed = None
@@ -251,11 +248,6 @@ class Compute(Resource):
         """What deploying ``body`` costs per hour, from the public catalogs."""
         raise NotImplementedError
 
-    def candidate_over_cap(self, location, code, spot):
-        """Why a placement candidate is over ``max_price_per_hour``, or None."""
-        return over_cap(self.deploy_cost(self.placement.body_for(self.body, location, code, spot)),
-                        self.params["max_price_per_hour"], "%s%s in %s" % (code, " (spot)" if spot else "", location))
-
     def guard(self, body):
         """The cost of deploying ``body``, refused when over the cap or the runway."""
         cost_value = self.deploy_cost(body)
@@ -284,25 +276,31 @@ class Compute(Resource):
         mode) and the body as it was (or would be) deployed."""
         if not self.placement.enabled:
             return (None if self.module.check_mode else self.create_deployed(body)), body
-        if self.params["max_price_per_hour"] is not None:
-            self.placement.cap_price(self.candidate_over_cap)
-        resource_id, self.placed = self.placement.place(lambda *candidate: self.create_deployed(self.placement.body_for(body, *candidate)))
+        cap = self.params["max_price_per_hour"]
+
+        def over_the_cap(location, code, spot):
+            return over_cap(self.deploy_cost(self.placement.body_for(body, location, code, spot)), cap,
+                            "%s%s in %s" % (code, " (spot)" if spot else "", location))
+
+        resource_id, self.placed = self.placement.place(
+            lambda *candidate: self.create_deployed(self.placement.body_for(body, *candidate)),
+            over_the_cap if cap is not None else None)
         return resource_id, self.placement.body_for(body, self.placed["location_code"], self.placed[self.type_option],
                                                     self.placed["spot"])
 
     def deployment(self):
         """The deploy step: the request is built (names resolved, options checked) before any
         change; the step places it, guards its cost and waits as the options ask."""
-        self.body = self.deploy_request()
+        body = self.deploy_request()
 
         def predict(_nothing):
-            _resource_id, body = self.place(self.body)
+            _resource_id, placed_body = self.place(body)
             # waiting for capacity, where (and so the price) is not known yet
-            self.planned_cost = self.guard(body) if body[self.type_option] else cost([])
-            return self.predicted_deploy(body)
+            self.planned_cost = self.guard(placed_body) if placed_body[self.type_option] else cost([])
+            return self.predicted_deploy(placed_body)
 
         def apply(_nothing):
-            return self.wait_deployed(self.place(self.body)[0])
+            return self.wait_deployed(self.place(body)[0])
 
         return Step("deploy", apply, predict)
 
@@ -353,12 +351,7 @@ class Compute(Resource):
             apply_tag_changes(self.client, self.item_path(current["id"], "tags"), to_add, to_remove)
             return self.fetch(current["id"])
 
-        def predict(current):
-            after = copy.deepcopy(current)
-            after["tags"] = predicted_tags(current, to_add, to_remove)
-            return after
-
-        return Step("tag", apply, predict)
+        return Step("tag", apply, lambda current: dict(current, tags=predicted_tags(current, to_add, to_remove)))
 
     def plan(self, current):
         if self.params["state"] in self.gone_states:
@@ -378,7 +371,8 @@ class Compute(Resource):
         return []
 
     def removal_steps(self, current):
-        return [self.deletion()]
+        """Steps removing ``current`` as ``state`` asks, its volumes as the options say."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------------ result
 

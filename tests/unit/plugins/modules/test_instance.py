@@ -133,3 +133,20 @@ def test_a_deploy_over_the_price_cap_is_refused_before_any_write(api, run_module
     assert "over max_price_per_hour 0.5" in result["msg"]
     assert result["cost"]["price_per_hour"] == 0.99  # 0.89 the instance, 0.10 its 100 GB OS volume
     assert api.sent == [("GET", "/instances"), ("GET", "/instance-types"), ("GET", "/volume-types")]
+
+
+def test_check_mode_skips_the_placement_candidates_over_the_price_cap(api, run_module):
+    api.answer(responses.GET, "/instances", json=[])
+    api.answer(responses.GET, "/instance-types",
+               json=INSTANCE_TYPES + [{"instance_type": "8H100.80S", "price_per_hour": "20.0", "spot_price": "6.0"}])
+    api.answer(responses.GET, "/instance-availability",
+               json=[{"location_code": "FIN-01", "availabilities": ["8H100.80S", "1V100.6V"]}])
+    result = run_module(main, dict(hostname="gpu-1", image="ubuntu-24.04", max_price_per_hour=1.0,
+                                   placement=dict(locations=["FIN-01"], instance_types=["8H100.80S", "1V100.6V"])),
+                        check_mode=True)
+    assert result["changed"] is True, result
+    assert [(tried["instance_type"], tried["outcome"]) for tried in result["placement"]["tried"]] == [
+        ("8H100.80S", "over_price_cap"), ("1V100.6V", "predicted")]
+    assert result["instance"]["instance_type"] == "1V100.6V"
+    assert api.sent == [("GET", "/instances"), ("GET", "/instance-types"),
+                        ("GET", "/instance-availability?location_code=FIN-01")]
