@@ -43,7 +43,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     TAGS_ARGUMENT_SPEC,
     WAIT_ARGUMENT_SPEC,
-    CloudComputeModule,
     ModuleFailure,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
@@ -58,8 +57,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
 )
 
 
-def run_compute_module(resource_class, own_options, **module_options):
-    """Run the ``instance`` or ``cluster`` module: the options both have, and ``own_options``."""
+def compute_argument_spec(resource_class, own_options):
+    """The options of the ``instance`` or ``cluster`` module: those both have, and ``own_options``."""
     argument_spec = dict(
         id=dict(type="str"),
         hostname=dict(type="str", aliases=["name"]),
@@ -76,8 +75,7 @@ def run_compute_module(resource_class, own_options, **module_options):
     for options in (WAIT_ARGUMENT_SPEC, TAGS_ARGUMENT_SPEC, placement_argument_spec(resource_class.key),
                     CAP_ARGUMENT_SPEC, RUNWAY_ARGUMENT_SPEC):
         argument_spec.update(options)
-    module = CloudComputeModule(argument_spec=argument_spec, required_one_of=[("id", "hostname")], **module_options)
-    resource_class(module).run()
+    return argument_spec
 
 
 class Compute(Resource):

@@ -424,10 +424,10 @@ placement:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, run_compute_module
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, compute_argument_spec
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_cluster_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import GOING_AWAY, SETTING_UP
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, fetch_or_none, is_not_found
 
 # The statuses of a provisioned cluster: its jump host has an address and its workers exist.
@@ -711,7 +711,7 @@ class Cluster(Compute):
 
 
 def main():
-    run_compute_module(Cluster, dict(
+    argument_spec = compute_argument_spec(Cluster, dict(
         contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM"]),
         extension_settings=dict(type="str", choices=["auto_renew", "pay_as_you_go", "end_contract"]),
         shared_volume=dict(type="dict", options=dict(
@@ -726,6 +726,8 @@ def main():
         state=dict(type="str", choices=["present", "absent"], default="present"),
         delete_shared_volumes=dict(type="bool", default=False),
     ))
+    module = CloudComputeModule(argument_spec=argument_spec, required_one_of=[("id", "hostname")])
+    Cluster(module).run()
 
 
 if __name__ == "__main__":

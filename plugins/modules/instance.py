@@ -508,11 +508,15 @@ placement:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, run_compute_module
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, compute_argument_spec
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_instance_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import BROKEN, GOING_AWAY, SETTING_UP
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import JUPYTER_TOKEN_ARGUMENT_SPEC, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    JUPYTER_TOKEN_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
     Step,
@@ -779,7 +783,7 @@ class Instance(Compute):
 def main():
     volume_tags = dict(type="dict")
     spot_policy = dict(type="str", choices=SPOT_POLICIES)
-    run_compute_module(Instance, dict(
+    argument_spec = compute_argument_spec(Instance, dict(
         existing_os_volume=dict(type="str"),
         contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM", "SPOT"]),
         spot=dict(type="bool", aliases=["is_spot"]),
@@ -801,7 +805,10 @@ def main():
         force=dict(type="bool", default=False),
         delete_volumes=dict(type="list", elements="str", default=["os"]),
         **JUPYTER_TOKEN_ARGUMENT_SPEC
-    ), mutually_exclusive=[("image", "existing_os_volume"), ("os_volume", "existing_os_volume")])
+    ))
+    module = CloudComputeModule(argument_spec=argument_spec, required_one_of=[("id", "hostname")],
+                                mutually_exclusive=[("image", "existing_os_volume"), ("os_volume", "existing_os_volume")])
+    Instance(module).run()
 
 
 if __name__ == "__main__":
