@@ -138,7 +138,7 @@ class Compute(Resource):
             return None
         if found.get("status") not in GOING_AWAY:
             if self.params["state"] not in self.gone_states:
-                self.refuse_immutable_changes(found)
+                self.refuse_immutable_changes(found)  # before waiting for a setup, which can take minutes
             return self.settled(found)
         if self.params["state"] in self.gone_states:
             if self.removal_left(found):
