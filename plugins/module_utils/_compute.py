@@ -186,8 +186,8 @@ class Compute(Resource):
     def view(self, resource):
         if not resource:
             return {}
-        shown = dict((field, resource.get(field)) for field in ("id", "hostname", self.type_option, "image", "location",
-                                                                 "description", "contract") + self.shown_fields)
+        fields = ("id", "hostname", self.type_option, "image", "location", "description", "contract") + self.shown_fields
+        shown = dict((field, resource.get(field)) for field in fields)
         shown.update(ssh_key_ids=sorted(resource.get("ssh_key_ids") or []),
                      startup_script_id=resource.get("startup_script_id"), tags=current_tags(resource))
         return shown

@@ -493,10 +493,10 @@ class Cluster(Compute):
 
     # ----------------------------------------------------------------------- waiting
 
-    def wait_failure(self, cluster):
-        if cluster is not None and cluster.get("status") in GOING_AWAY:
-            return "the cluster is being removed (status %s)" % cluster["status"]
-        return super(Cluster, self).wait_failure(cluster)
+    def wait_failure(self, resource):
+        if resource is not None and resource.get("status") in GOING_AWAY:
+            return "the cluster is being removed (status %s)" % resource["status"]
+        return super(Cluster, self).wait_failure(resource)
 
     def wait_up(self, cluster_id):
         return self.wait_for(cluster_id, is_up, "cluster %s to be running with its jump host and workers" % cluster_id)
@@ -551,11 +551,11 @@ class Cluster(Compute):
     def capacity_subject(self, body):
         return "cluster type %s" % body["cluster_type"]
 
-    def wait_deployed(self, cluster_id):
+    def wait_deployed(self, resource_id):
         # the nodes can be powered only once the cluster is up
         if self.params["wait"] or self.params["nodes"]:
-            return self.wait_up(cluster_id)
-        return self.fetch(cluster_id)
+            return self.wait_up(resource_id)
+        return self.fetch(resource_id)
 
     def discard_created(self, created_id, body):
         # with the shared volumes created with it, permanently (the API deletes them once it is gone)
@@ -635,10 +635,10 @@ class Cluster(Compute):
 
         return [Step("power nodes", apply, lambda cluster: self.predicted_nodes(cluster, []))]
 
-    def state_steps(self, cluster):
-        status = cluster.get("status")
+    def state_steps(self, current):
+        status = current.get("status")
         if self.params["nodes"] and status not in PROVISIONED + SETTING_UP:
-            raise ModuleFailure("cluster %s is %s: its worker nodes cannot be powered" % (cluster.get("hostname"), status))
+            raise ModuleFailure("cluster %s is %s: its worker nodes cannot be powered" % (current.get("hostname"), status))
         setting_up = status in SETTING_UP
         if setting_up:
             # check mode (or no nodes): the workers do not exist yet and will come up running,
@@ -646,16 +646,16 @@ class Cluster(Compute):
             node_plan = [({"id": spec["hostname"]}, None, NODE_STATUS[spec["state"]]) for spec in self.params["nodes"] or []
                          if spec["state"] != "running"]
         else:
-            node_plan = self.node_plan(cluster)
+            node_plan = self.node_plan(current)
         if not (node_plan or setting_up):
             return []
 
-        def apply(current):
+        def apply(cluster):
             if node_plan:
-                return self.power_nodes(current, node_plan)
-            return self.wait_up(current["id"]) if self.params["wait"] else current
+                return self.power_nodes(cluster, node_plan)
+            return self.wait_up(cluster["id"]) if self.params["wait"] else cluster
 
-        return [Step("power nodes", apply, lambda current: self.predicted_nodes(current, node_plan), changes=bool(node_plan))]
+        return [Step("power nodes", apply, lambda cluster: self.predicted_nodes(cluster, node_plan), changes=bool(node_plan))]
 
     # ----------------------------------------------------------------------- removal
 
@@ -678,36 +678,36 @@ class Cluster(Compute):
                           lambda volume: volume is None or volume.get("status") == "deleted",
                           "shared volume %s to be deleted" % volume_id)
 
-    def removal_steps(self, cluster):
-        doomed = self.deleted_volume_ids = self.attached_volume_ids(cluster) if self.params["delete_shared_volumes"] else []
+    def removal_steps(self, current):
+        doomed = self.deleted_volume_ids = self.attached_volume_ids(current) if self.params["delete_shared_volumes"] else []
 
-        def apply(current):
-            if current.get("status") not in GOING_AWAY:
+        def apply(cluster):
+            if cluster.get("status") not in GOING_AWAY:
                 try:
-                    self.discontinue(current["id"])
+                    self.discontinue(cluster["id"])
                 except ApiError as error:
                     if not is_not_found(error):  # gone meanwhile: that is what we wanted
                         raise
             # the API deletes a shared volume only once its cluster is gone
             if self.params["wait"] or doomed:
-                self.wait_gone(current["id"])
+                self.wait_gone(cluster["id"])
             if doomed:
                 self.delete_volumes(doomed)
-            elif self.attached_volume_ids(current):
+            elif self.attached_volume_ids(cluster):
                 self.module.warn("cluster %s left its shared volumes %s detached; they are kept and charged until deleted "
                                  "(cloudcompute.cloud.volume with state=absent, or delete_shared_volumes=true)"
-                                 % (current.get("hostname"), ", ".join("%s (%s)" % (volume.get("name"), volume["id"])
-                                                                       for volume in current.get("shared_volumes") or [])))
+                                 % (cluster.get("hostname"), ", ".join("%s (%s)" % (volume.get("name"), volume["id"])
+                                                                       for volume in cluster.get("shared_volumes") or [])))
 
         return [Step("discontinue", apply, lambda _cluster: None)]
 
     # ------------------------------------------------------------------------ result
 
-    def attached_volume_ids(self, cluster):
-        return [volume["id"] for volume in cluster.get("shared_volumes") or []]
+    def attached_volume_ids(self, resource):
+        return [volume["id"] for volume in resource.get("shared_volumes") or []]
 
-    def existing_cost(self, cluster):
-        return existing_cluster_cost(cluster)
+    def existing_cost(self, resource):
+        return existing_cluster_cost(resource)
 
 
 def main():

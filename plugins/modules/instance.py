@@ -650,11 +650,11 @@ class Instance(Compute):
     def deploy_cost(self, body):
         return self.prices.instance_deploy(body, boots_from_volume=bool(self.params["existing_os_volume"]))
 
-    def wait_deployed(self, instance_id):
+    def wait_deployed(self, resource_id):
         # a shutdown right after the deploy needs the instance running first
         if self.params["wait"] or self.params["state"] == "stopped":
-            return self.wait_status(instance_id, "running")
-        return self.fetch(instance_id)
+            return self.wait_status(resource_id, "running")
+        return self.fetch(resource_id)
 
     def discard_created(self, created_id, body):
         # with the volumes created with it, permanently: nobody else knows of them
@@ -668,8 +668,8 @@ class Instance(Compute):
 
     # ------------------------------------------------------------------------- power
 
-    def immutable_pairs(self, instance):
-        return dict(super(Instance, self).immutable_pairs(instance), spot=(self.params["spot"], bool(instance.get("is_spot"))))
+    def immutable_pairs(self, resource):
+        return dict(super(Instance, self).immutable_pairs(resource), spot=(self.params["spot"], bool(resource.get("is_spot"))))
 
     def power(self, instance, target):
         """Bring an existing instance to ``target`` status (running or offline); return it and
@@ -702,19 +702,19 @@ class Instance(Compute):
     def after_deploy_steps(self):
         return [self.powering("offline")] if self.params["state"] == "stopped" else []
 
-    def state_steps(self, instance):
+    def state_steps(self, current):
         target = POWER_STATUS.get(self.params["state"])
-        status = instance.get("status")
+        status = current.get("status")
         if target and status in BROKEN:
             raise ModuleFailure("instance %s is %s and cannot be %s; delete it (state=absent) and deploy it again"
-                                % (instance["id"], status, "started" if target == "running" else "shut down"))
+                                % (current["id"], status, "started" if target == "running" else "shut down"))
         # an instance still being set up ends up running
         settled_status = "running" if status in SETTING_UP else status
         if target and (settled_status != target or status in SETTING_UP):
             return [self.powering(target, changes=settled_status != target)]
         if status in SETTING_UP:
-            return [Step("finish setup", lambda current: self.wait_set_up(current) if self.params["wait"] else current,
-                         lambda current: dict(current, status="running"), changes=False)]
+            return [Step("finish setup", lambda instance: self.wait_set_up(instance) if self.params["wait"] else instance,
+                         lambda instance: dict(instance, status="running"), changes=False)]
         return []
 
     # ----------------------------------------------------------------------- removal
@@ -742,15 +742,15 @@ class Instance(Compute):
             doomed.extend(volume_id for volume_id in volume_ids if volume_id not in doomed)
         return doomed
 
-    def removal_steps(self, instance):
+    def removal_steps(self, current):
         if self.params["state"] == "hibernated":
-            return [self.hibernation(instance)]
-        self.deleted_volume_ids = doomed = self.volumes_to_delete(instance)
+            return [self.hibernation(current)]
+        self.deleted_volume_ids = doomed = self.volumes_to_delete(current)
 
-        def apply(current):
-            self.act(current, "delete", volume_ids=doomed, delete_permanently=self.params["delete_permanently"])
+        def apply(instance):
+            self.act(instance, "delete", volume_ids=doomed, delete_permanently=self.params["delete_permanently"])
             if self.params["wait"]:
-                self.wait_gone(current["id"])
+                self.wait_gone(instance["id"])
 
         return [Step("delete", apply, lambda _instance: None)]
 
@@ -773,11 +773,11 @@ class Instance(Compute):
 
     # ------------------------------------------------------------------------ result
 
-    def attached_volume_ids(self, instance):
-        return list(instance.get("volume_ids") or [])
+    def attached_volume_ids(self, resource):
+        return list(resource.get("volume_ids") or [])
 
-    def existing_cost(self, instance):
-        return existing_instance_cost(instance)
+    def existing_cost(self, resource):
+        return existing_instance_cost(resource)
 
 
 def main():
