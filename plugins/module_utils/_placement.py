@@ -95,7 +95,6 @@ class Placement:
         given_types = self.options.get(KINDS[kind]["types_option"])
         self.types = given_types or ([params[self.type_field]] if params.get(self.type_field) else [])
         self._prices = None
-        self.over_cap = None
 
     # ------------------------------------------------------------------- validation
 
@@ -189,17 +188,12 @@ class Placement:
         candidate = (resource.get("location"), resource.get(self.type_field), bool(resource.get("is_spot")))
         return self.result(candidate, [], price=as_number(resource.get("price_per_hour")))
 
-    def cap_price(self, over_cap):
-        """Skip the candidates for which ``over_cap(location, type, spot)`` says the plan would
-        cost more than the task's cap (a message naming the price, or None)."""
-        self.over_cap = over_cap
-
-    def over_cap_candidates(self):
+    def over_cap_candidates(self, over_cap):
         """``{candidate: why}`` of the candidates over the price cap; a failure when all are."""
-        if self.over_cap is None:
+        if over_cap is None:
             return {}
         candidates = self.candidates()
-        over = dict((candidate, self.over_cap(*candidate)) for candidate in candidates)
+        over = dict((candidate, over_cap(*candidate)) for candidate in candidates)
         over = dict((candidate, why) for candidate, why in over.items() if why)
         if len(over) == len(candidates):
             raise ModuleFailure("every placement candidate of %s %s is over max_price_per_hour: %s; nothing was changed"
@@ -207,12 +201,14 @@ class Placement:
                                 placement={"tried": [self.describe(candidate, OVER_PRICE_CAP) for candidate in candidates]})
         return over
 
-    def place(self, deploy):
+    def place(self, deploy, over_cap=None):
         """Deploy with ``deploy(location, type, spot)`` (which returns the new id) to the first
         candidate that takes it; return ``(id, placement)``. In check mode nothing is deployed and
-        the id is None: the placement is the one the availability read predicts."""
+        the id is None: the placement is the one the availability read predicts. The candidates
+        for which ``over_cap(location, type, spot)`` says the plan would cost more than the task's
+        cap (a message naming the price, or None) are skipped without asking for their capacity."""
         interval = FIRST_POLL_INTERVAL
-        over_cap = self.over_cap_candidates()
+        over_cap = self.over_cap_candidates(over_cap)
         while True:
             tried = []
             available = self.available()

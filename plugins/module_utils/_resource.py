@@ -213,7 +213,8 @@ class Step:
     returns what ``apply`` would leave without any request, for check mode and ``--diff``.
     ``name`` says what the step does (``create``, ``resize``, ``attach``...). A step that only
     waits or reads (``changes=False``) is no change of its own: a plan of such steps alone
-    reports ``changed: false``."""
+    reports ``changed: false``, unless its ``apply`` finds it had to act after all and sets
+    ``changes``."""
 
     def __init__(self, name, apply, predict, changes=True):
         self.name = name

@@ -423,64 +423,16 @@ placement:
         - {location_code: FIN-02, cluster_type: 16H100, spot: false, outcome: deployed}
 """
 
-import copy
-
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
-    CAP_ARGUMENT_SPEC,
-    RUNWAY_ARGUMENT_SPEC,
-    PriceBook,
-    check_cap_option,
-    check_runway_option,
-    cost,
-    existing_cluster_cost,
-    guard_deploy,
-    insufficient_funds_hint,
-    over_cap,
-    with_cost,
-    with_reported_price,
-)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
-    BROKEN,
-    GOING_AWAY,
-    SETTING_UP,
-    cluster_named,
-    deployed_with,
-    ssh_key_references,
-    startup_script_references,
-    volume_references,
-)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
-    TAGS_ARGUMENT_SPEC,
-    WAIT_ARGUMENT_SPEC,
-    CloudComputeModule,
-    ModuleFailure,
-)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, fetch_or_none, is_not_found, refuse_differences
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
-    apply_tag_changes,
-    current_tags,
-    desired_tags,
-    predicted_tags,
-    tag_changes,
-    tag_inputs,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, compute_argument_spec
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_cluster_cost
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import GOING_AWAY, SETTING_UP
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, fetch_or_none, is_not_found
 
 # The statuses of a provisioned cluster: its jump host has an address and its workers exist.
 PROVISIONED = ("running", "offline")
 NODE_STATUS = {"running": "running", "stopped": "offline"}
-CAPACITY_HINT = ("cloudcompute.cloud.availability_info with kind=cluster lists the cluster types with capacity "
-                 "per location: choose another location or cluster type, or retry later.")
-# Options the API cannot change after a deploy: (option, cluster field).
-IMMUTABLE = (
-    ("cluster_type", "cluster_type"),
-    ("image", "image"),
-    ("location_code", "location"),
-    ("description", "description"),
-    ("contract", "contract"),
-    ("extension_settings", "extension_settings"),
-)
 
 
 def is_up(cluster):
@@ -489,31 +441,30 @@ def is_up(cluster):
             and bool(cluster.get("worker_nodes")))
 
 
-class Cluster(Resource):
+def volume_path(volume_id):
+    return api_path("/volumes", path_value(volume_id, "volume id"))
+
+
+class Cluster(Compute):
     key = "cluster"
     path = "/clusters"
-    name_field = "hostname"
-    name_option = "hostname"
-    going_away = GOING_AWAY
+    type_option = "cluster_type"
+    removal = "discontinue"
+    being_removed = "being discontinued"
+    also_immutable = (("extension_settings", "extension_settings"),)
+    compared_when_reported = ("extension_settings",)  # not reported: nothing to compare
+    placed_options = ("cluster_type", "location_code")
+    required_to_deploy = ("cluster_type", "image", "location_code", "shared_volume")
+    passed_options = ("extension_settings",)
+    capacity_hint = ("cloudcompute.cloud.availability_info with kind=cluster lists the cluster types with capacity "
+                     "per location: choose another location or cluster type, or retry later.")
 
     def __init__(self, module):
         super(Cluster, self).__init__(module)
-        self.desired_tags = None
-        self.ssh_key_references = ssh_key_references(self.client)
-        self.script_references = startup_script_references(self.client)
-        self.volume_references = volume_references(self.client, self.params["location_code"])
-        self.prices = PriceBook(self.client)
-        self.placement = Placement(module, "cluster", self.budget, self.prices)
-        self.runway = None
-        self.body = None
+        self.existing_volumes = []  # the records of the volumes a new cluster mounts
 
-    def find_by_name(self, name, exclude_id=None):
-        # a discontinued cluster keeps its hostname for a moment; a new one may already carry it
-        return cluster_named(self.list_named(name), name, exclude_id)
-
-    def validate(self):
+    def check_options(self):
         params = self.params
-        self.desired_tags = desired_tags(params)
         if params["shared_volume"] and params["shared_volume"]["size"] < 1:
             raise ModuleFailure("shared_volume: size must be at least 1 GB")
         nodes = params["nodes"] or []
@@ -530,31 +481,25 @@ class Cluster(Resource):
             raise ModuleFailure("delete_shared_volumes only applies to state=absent")
         if params["delete_permanently"] and not params["delete_shared_volumes"]:
             raise ModuleFailure("delete_permanently only applies with delete_shared_volumes=true")
-        check_cap_option(params["max_price_per_hour"])
-        check_runway_option(params["min_balance_hours"])
+
+    def settled(self, found):
+        if self.params["nodes"] and found.get("status") in SETTING_UP and not self.module.check_mode:
+            return self.wait_up(found["id"])  # its worker nodes can be powered once it is up
+        return found
+
+    def removal_left(self, found):
+        # a cluster already being discontinued only changes when its volumes are to be deleted
+        return bool(self.params["delete_shared_volumes"] and self.attached_volume_ids(found))
 
     # ----------------------------------------------------------------------- waiting
 
-    def wait_for(self, cluster_id, done, description):
-        def failed(cluster):
-            if cluster is None:
-                return "the cluster disappeared"
-            if cluster.get("status") in BROKEN:
-                return "the cluster is %s" % cluster["status"]
-            if cluster.get("status") in GOING_AWAY:
-                return "the cluster is being removed (status %s)" % cluster["status"]
-            return None
-
-        return self.budget.until(lambda: self.fetch(cluster_id), done, description, failed=failed,
-                                 describe=lambda cluster: cluster and cluster.get("status"))
+    def wait_failure(self, resource):
+        if resource is not None and resource.get("status") in GOING_AWAY:
+            return "the cluster is being removed (status %s)" % resource["status"]
+        return super(Cluster, self).wait_failure(resource)
 
     def wait_up(self, cluster_id):
         return self.wait_for(cluster_id, is_up, "cluster %s to be running with its jump host and workers" % cluster_id)
-
-    def wait_gone(self, cluster_id):
-        self.budget.until(lambda: self.fetch(cluster_id), lambda current: current is None,
-                          "cluster %s to be removed" % cluster_id,
-                          describe=lambda cluster: cluster and cluster.get("status"))
 
     # ------------------------------------------------------------------------ view
 
@@ -567,21 +512,10 @@ class Cluster(Resource):
     def view(self, resource):
         if not resource:
             return {}
-        shown = {
-            "id": resource.get("id"),
-            "hostname": resource.get("hostname"),
-            "cluster_type": resource.get("cluster_type"),
-            "image": resource.get("image"),
-            "location": resource.get("location"),
-            "description": resource.get("description"),
-            "contract": resource.get("contract"),
-            "ssh_key_ids": sorted(resource.get("ssh_key_ids") or []),
-            "startup_script_id": resource.get("startup_script_id"),
-            "shared_volumes": sorted(({"name": volume.get("name"), "size_in_gigabytes": volume.get("size_in_gigabytes")}
-                                      for volume in resource.get("shared_volumes") or []),
-                                     key=lambda volume: (str(volume["name"]), str(volume["size_in_gigabytes"]))),
-            "tags": current_tags(resource),
-        }
+        shown = super(Cluster, self).view(resource)
+        shown["shared_volumes"] = sorted(({"name": volume.get("name"), "size_in_gigabytes": volume.get("size_in_gigabytes")}
+                                          for volume in resource.get("shared_volumes") or []),
+                                         key=lambda volume: (str(volume["name"]), str(volume["size_in_gigabytes"])))
         # the API picks a default the module cannot know, so it is shown only when asked for
         if self.params["extension_settings"] is not None:
             shown["extension_settings"] = resource.get("extension_settings")
@@ -591,89 +525,37 @@ class Cluster(Resource):
 
     # ------------------------------------------------------------------------ deploy
 
-    def deploy_request(self):
-        """The body of POST /clusters with every name resolved to an id, and the existing
-        volumes it mounts (records, for the prediction)."""
-        params = self.params
-        missing = [option for option in ("cluster_type", "image", "location_code", "shared_volume")
-                   if not params[option] and not self.placement.supplies(option)]
-        if missing:
-            raise ModuleFailure("cluster %r does not exist; to deploy it, give %s" % (params["hostname"], ", ".join(missing)))
-        body = {
-            "hostname": params["hostname"],
-            "cluster_type": params["cluster_type"],
-            "image": params["image"],
-            "location_code": params["location_code"],
-            "shared_volume": {"name": params["shared_volume"]["name"], "size": params["shared_volume"]["size"]},
-        }
-        for option in ("description", "contract", "extension_settings"):
-            if params[option] is not None:
-                body[option] = params[option]
-        if params["ssh_keys"]:
-            body["ssh_key_ids"] = self.ssh_key_references.ids(params["ssh_keys"])
-        if params["startup_script"]:
-            body["startup_script_id"] = self.script_references.id(params["startup_script"])
-        existing = []
-        for reference in params["existing_volumes"] or []:
+    def own_request(self):
+        shared_volume = self.params["shared_volume"]
+        body = {"shared_volume": {"name": shared_volume["name"], "size": shared_volume["size"]}}
+        for reference in self.params["existing_volumes"] or []:
             volume = self.volume_references.record(reference)
-            if volume["id"] not in [item["id"] for item in existing]:
-                existing.append(volume)
-        if existing:
-            body["existing_volumes"] = [{"id": volume["id"]} for volume in existing]
-        if self.desired_tags:
-            body["tags"] = tag_inputs(self.desired_tags)
-        return body, existing
+            if volume["id"] not in [item["id"] for item in self.existing_volumes]:
+                self.existing_volumes.append(volume)
+        if self.existing_volumes:
+            body["existing_volumes"] = [{"id": volume["id"]} for volume in self.existing_volumes]
+        return body
 
-    def predicted_deploy(self, body, existing):
+    def predicted_deploy(self, body):
         shared = [{"id": None, "name": body["shared_volume"]["name"], "mount_point": "/home",
                    "size_in_gigabytes": body["shared_volume"]["size"]}]
         shared.extend({"id": volume["id"], "name": volume.get("name"), "size_in_gigabytes": volume.get("size")}
-                      for volume in existing)
-        return {
-            "id": None,
-            "hostname": body["hostname"],
-            "status": "running",
-            "cluster_type": body["cluster_type"],
-            "image": body["image"],
-            "location": body["location_code"],
-            "description": body.get("description", ""),
-            "contract": body.get("contract", "PAY_AS_YOU_GO"),
-            "extension_settings": body.get("extension_settings"),
-            "ip": None,
-            "ssh_key_ids": body.get("ssh_key_ids", []),
-            "startup_script_id": body.get("startup_script_id"),
-            "shared_volumes": shared,
-            # the API names the workers; those the task names end up in their state
-            "worker_nodes": [{"id": None, "hostname": node["hostname"], "status": NODE_STATUS[node["state"]]}
-                             for node in self.params["nodes"] or []],
-            "tags": predicted_tags({}, self.desired_tags or {}, []),
-        }
+                      for volume in self.existing_volumes)
+        # the API names the workers; the node step predicts those the task names
+        return dict(super(Cluster, self).predicted_deploy(body), extension_settings=body.get("extension_settings"),
+                    ip=None, shared_volumes=shared, worker_nodes=[])
 
-    # -------------------------------------------------------------------------- cost
+    def deploy_cost(self, body):
+        return self.prices.cluster_deploy(body)
 
-    def candidate_over_cap(self, location, cluster_type, _spot):
-        """Why a placement candidate is over ``max_price_per_hour``, or None."""
-        return over_cap(self.prices.cluster_deploy(self.placement.body_for(self.body, location, cluster_type, False)),
-                        self.params["max_price_per_hour"], "%s in %s" % (cluster_type, location))
+    def capacity_subject(self, body):
+        return "cluster type %s" % body["cluster_type"]
 
-    def guard(self, body):
-        """The cost of deploying ``body``, refused when over the cap or the runway."""
-        cost_value = self.prices.cluster_deploy(body)
-        self.runway = guard_deploy(self.client, self.params, cost_value, "cluster %s" % body["hostname"])
-        return cost_value
-
-    def deploy(self, body):
-        cost_value = self.guard(body)
-        try:
-            # a 503 here means no capacity: an answer to report, not an outage to retry
-            return self.create_unique(self.path, body, retry_unavailable=False)
-        except ApiError as error:
-            if error.status == 503:
-                raise error.with_hint("No capacity for cluster type %s in %s: %s"
-                                      % (body["cluster_type"], body["location_code"], CAPACITY_HINT))
-            if error.status == 402:
-                raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
-            raise
+    def wait_deployed(self, resource_id):
+        # the nodes can be powered only once the cluster is up
+        if self.params["wait"] or self.params["nodes"]:
+            return self.wait_up(resource_id)
+        return self.fetch(resource_id)
 
     def discard_created(self, created_id, body):
         # with the shared volumes created with it, permanently (the API deletes them once it is gone)
@@ -681,39 +563,14 @@ class Cluster(Resource):
         if cluster is None or cluster.get("status") in GOING_AWAY:
             return
         kept = set(volume["id"] for volume in body.get("existing_volumes") or [])
-        created_volumes = [volume["id"] for volume in cluster.get("shared_volumes") or [] if volume["id"] not in kept]
-        self.client.put(self.path, {"actions": [{"action": "discontinue", "id": created_id}]})
+        created_volumes = [volume_id for volume_id in self.attached_volume_ids(cluster) if volume_id not in kept]
+        self.discontinue(created_id)
         if created_volumes:
             self.wait_gone(created_id)
             for volume_id in created_volumes:
-                self.client.delete(api_path("/volumes", path_value(volume_id, "volume id")), json_body={"is_permanent": True})
+                self.client.delete(volume_path(volume_id), json_body={"is_permanent": True})
 
-    # ------------------------------------------------------------------- convergence
-
-    def refuse_immutable_changes(self, cluster):
-        """Fail naming the options that differ from the live cluster although the API cannot
-        change them."""
-        params = self.params
-        pairs = dict((option, (params[option], cluster.get(field))) for option, field in IMMUTABLE
-                     if field != "extension_settings" or cluster.get(field) is not None)  # not reported: nothing to compare
-        if params["id"]:
-            pairs["hostname"] = (params["hostname"], cluster.get("hostname"))
-        if self.placement.enabled:
-            self.refuse_outside_placement(cluster, pairs)
-        pairs.update(deployed_with(cluster, params["ssh_keys"], params["startup_script"],
-                                   self.ssh_key_references, self.script_references))
-        refuse_differences("cluster %s (%s)" % (cluster.get("hostname"), cluster["id"]), pairs,
-                           "the API cannot modify them after the deploy. "
-                           "Leave them out, or discontinue the cluster (state=absent) and deploy it again.")
-
-    def refuse_outside_placement(self, cluster, pairs):
-        """With a placement, the cluster may be in any candidate: compare with those instead."""
-        pairs.pop("cluster_type", None)
-        pairs.pop("location_code", None)
-        if not self.placement.accepts(cluster):
-            raise ModuleFailure("cluster %s (%s) is %s in %s, none of the placement's candidates; the API cannot move it. "
-                                "Widen placement, or discontinue it (state=absent) and deploy it again."
-                                % (cluster.get("hostname"), cluster["id"], cluster.get("cluster_type"), cluster.get("location")))
+    # ------------------------------------------------------------------------- nodes
 
     def node_plan(self, cluster):
         """``[(node, action, status)]`` for the listed workers not in their state yet, checked
@@ -740,16 +597,15 @@ class Cluster(Resource):
             plan.append((node, action, target))
         return plan
 
-    def predicted(self, cluster, to_add, to_remove, node_plan):
-        after = copy.deepcopy(cluster)
-        after["tags"] = predicted_tags(cluster, to_add, to_remove)
+    def predicted_nodes(self, cluster, node_plan):
+        after = dict(cluster, worker_nodes=[dict(node) for node in cluster.get("worker_nodes") or []])
         targets = dict((node["id"], status) for node, _action, status in node_plan)
-        if not after.get("worker_nodes") and self.params["nodes"]:
+        if not after["worker_nodes"] and self.params["nodes"]:
             # still being set up: the workers the task names come up running
             after["worker_nodes"] = [{"id": None, "hostname": spec["hostname"], "status": "running"}
                                      for spec in self.params["nodes"]]
             targets = dict((spec["hostname"], NODE_STATUS[spec["state"]]) for spec in self.params["nodes"])
-        for node in after.get("worker_nodes") or []:
+        for node in after["worker_nodes"]:
             node["status"] = targets.get(node.get("id") or node.get("hostname"), node.get("status"))
         if after.get("status") in SETTING_UP:
             after["status"] = "running"
@@ -769,71 +625,47 @@ class Cluster(Resource):
         return self.wait_for(cluster["id"], reached, "the worker nodes of cluster %s to be %s"
                              % (cluster["id"], ", ".join(sorted(set(targets.values())))))
 
-    def ensure_present(self, current):
-        params, cluster = self.params, current
-        if cluster is None:
-            body, existing = self.deploy_request()
-            self.body = body
-            placement = None
-            if self.placement.enabled:
-                if params["max_price_per_hour"] is not None:
-                    self.placement.cap_price(self.candidate_over_cap)
-                cluster_id, placement = self.placement.place(
-                    lambda *candidate: self.deploy(self.placement.body_for(body, *candidate)))
-                body = self.placement.body_for(body, placement["location_code"], placement["cluster_type"], False)
-            if self.module.check_mode:
-                # waiting for capacity, where (and so the price) is not known yet
-                predicted_cost = self.guard(body) if body["cluster_type"] else cost([])
-                return self.result(True, None, self.predicted_deploy(body, existing), placement, predicted_cost)
-            if placement is None:
-                cluster_id = self.deploy(body)
-            # the nodes can be powered only once the cluster is up
-            if params["wait"] or params["nodes"]:
-                cluster = self.wait_up(cluster_id)
-            else:
-                cluster = self.fetch(cluster_id)
-            if params["nodes"]:
-                node_plan = self.node_plan(cluster)
-                if node_plan:
-                    cluster = self.power_nodes(cluster, node_plan)
-            return self.result(True, None, cluster, placement, with_reported_price(self.prices.cluster_deploy(body), cluster))
+    def after_deploy_steps(self):
+        if not self.params["nodes"]:
+            return []
 
-        self.refuse_immutable_changes(cluster)
-        to_add, to_remove = tag_changes(cluster, desired_tags(params, cluster), params["purge_tags"])
-        status = cluster.get("status")
-        if params["nodes"] and status not in PROVISIONED + SETTING_UP:
-            raise ModuleFailure("cluster %s is %s: its worker nodes cannot be powered" % (cluster.get("hostname"), status))
+        def apply(cluster):
+            node_plan = self.node_plan(cluster)
+            return self.power_nodes(cluster, node_plan) if node_plan else cluster
+
+        return [Step("power nodes", apply, lambda cluster: self.predicted_nodes(cluster, []))]
+
+    def state_steps(self, current):
+        status = current.get("status")
+        if self.params["nodes"] and status not in PROVISIONED + SETTING_UP:
+            raise ModuleFailure("cluster %s is %s: its worker nodes cannot be powered" % (current.get("hostname"), status))
         setting_up = status in SETTING_UP
-        if params["nodes"] and setting_up and not self.module.check_mode:
-            cluster = self.wait_up(cluster["id"])
-            setting_up = False
         if setting_up:
             # check mode (or no nodes): the workers do not exist yet and will come up running,
             # so the plan is made of the listed states
-            node_plan = [({"id": spec["hostname"]}, None, NODE_STATUS[spec["state"]]) for spec in params["nodes"] or []
+            node_plan = [({"id": spec["hostname"]}, None, NODE_STATUS[spec["state"]]) for spec in self.params["nodes"] or []
                          if spec["state"] != "running"]
         else:
-            node_plan = self.node_plan(cluster)
-        changed = bool(to_add or to_remove or node_plan)
-        placement = self.placement.of_existing(cluster) if self.placement.enabled else None
-        if self.module.check_mode:
-            return self.result(changed, cluster, self.predicted(cluster, to_add, to_remove, node_plan), placement)
-        after = cluster
-        if to_add or to_remove:
-            apply_tag_changes(self.client, self.item_path(cluster["id"], "tags"), to_add, to_remove)
-            after = self.fetch(cluster["id"])
-        if node_plan:
-            after = self.power_nodes(after, node_plan)
-        elif params["wait"] and setting_up:
-            after = self.wait_up(cluster["id"])
-        return self.result(changed, cluster, after, placement)
+            node_plan = self.node_plan(current)
+        if not (node_plan or setting_up):
+            return []
 
-    # ------------------------------------------------------------------------ removal
+        def apply(cluster):
+            if node_plan:
+                return self.power_nodes(cluster, node_plan)
+            return self.wait_up(cluster["id"]) if self.params["wait"] else cluster
+
+        return [Step("power nodes", apply, lambda cluster: self.predicted_nodes(cluster, node_plan), changes=bool(node_plan))]
+
+    # ----------------------------------------------------------------------- removal
+
+    def discontinue(self, cluster_id):
+        self.client.put(self.path, {"actions": [{"action": "discontinue", "id": cluster_id}]})
 
     def delete_volumes(self, volume_ids):
         for volume_id in volume_ids:
             try:
-                self.client.delete(api_path("/volumes", path_value(volume_id, "volume id")), json_body={"is_permanent": self.params["delete_permanently"]})
+                self.client.delete(volume_path(volume_id), json_body={"is_permanent": self.params["delete_permanently"]})
             except ApiError as error:
                 if not is_not_found(error):
                     raise
@@ -842,92 +674,50 @@ class Cluster(Resource):
                 self.wait_volume_deleted(volume_id)
 
     def wait_volume_deleted(self, volume_id):
-        self.budget.until(lambda: fetch_or_none(self.client, api_path("/volumes", path_value(volume_id, "volume id"))),
+        self.budget.until(lambda: fetch_or_none(self.client, volume_path(volume_id)),
                           lambda volume: volume is None or volume.get("status") == "deleted",
                           "shared volume %s to be deleted" % volume_id)
 
-    def result(self, changed, before, after, placement=None, after_cost=None):
-        if after_cost is None:
-            after_cost = existing_cluster_cost(after) if after else cost([])
-        result = with_cost(super(Cluster, self).result(changed, before, after), after_cost,
-                           existing_cluster_cost(before) if before else None)
-        if placement is not None:
-            result["placement"] = placement
-        if self.runway is not None:
-            result["runway"] = self.runway
-        return result
+    def removal_steps(self, current):
+        doomed = self.deleted_volume_ids = self.attached_volume_ids(current) if self.params["delete_shared_volumes"] else []
 
-    def removal_result(self, changed, cluster, deleted):
-        result = self.result(changed, cluster, None)
-        shared = [volume["id"] for volume in (cluster or {}).get("shared_volumes") or []]
-        result["deleted_volume_ids"] = deleted
-        result["detached_volume_ids"] = [volume_id for volume_id in shared if volume_id not in deleted]
-        return result
+        def apply(cluster):
+            if cluster.get("status") not in GOING_AWAY:
+                try:
+                    self.discontinue(cluster["id"])
+                except ApiError as error:
+                    if not is_not_found(error):  # gone meanwhile: that is what we wanted
+                        raise
+            # the API deletes a shared volume only once its cluster is gone
+            if self.params["wait"] or doomed:
+                self.wait_gone(cluster["id"])
+            if doomed:
+                self.delete_volumes(doomed)
+            elif self.attached_volume_ids(cluster):
+                self.module.warn("cluster %s left its shared volumes %s detached; they are kept and charged until deleted "
+                                 "(cloudcompute.cloud.volume with state=absent, or delete_shared_volumes=true)"
+                                 % (cluster.get("hostname"), ", ".join("%s (%s)" % (volume.get("name"), volume["id"])
+                                                                       for volume in cluster.get("shared_volumes") or [])))
 
-    def ensure_absent(self, current):
-        cluster = current
-        if cluster is None:
-            return self.removal_result(False, None, [])
-        going_away = cluster.get("status") in GOING_AWAY
-        shared = [volume["id"] for volume in cluster.get("shared_volumes") or []]
-        doomed = shared if self.params["delete_shared_volumes"] else []
-        # a cluster already being discontinued only changes when its volumes are to be deleted
-        changed = not going_away or bool(doomed)
-        if self.module.check_mode:
-            return self.removal_result(changed, cluster if changed else None, doomed)
-        if not going_away:
-            try:
-                self.client.put(self.path, {"actions": [{"action": "discontinue", "id": cluster["id"]}]})
-            except ApiError as error:
-                if not is_not_found(error):  # gone meanwhile: that is what we wanted
-                    raise
-        # the API deletes a shared volume only once its cluster is gone
-        if self.params["wait"] or doomed:
-            self.wait_gone(cluster["id"])
-        if doomed:
-            self.delete_volumes(doomed)
-        result = self.removal_result(changed, cluster if changed else None, doomed)
-        if changed and result["detached_volume_ids"]:
-            self.module.warn("cluster %s left its shared volumes %s detached; they are kept and charged until deleted "
-                             "(cloudcompute.cloud.volume with state=absent, or delete_shared_volumes=true)"
-                             % (cluster.get("hostname"), ", ".join("%s (%s)" % (volume.get("name"), volume["id"])
-                                                                   for volume in cluster.get("shared_volumes") or [])))
-        return result
+        return [Step("discontinue", apply, lambda _cluster: None)]
 
-    def run(self):
-        def converge():
-            self.validate()
-            cluster = self.find()
-            if self.params["state"] == "absent":
-                return self.ensure_absent(cluster)
-            if cluster is not None and cluster.get("status") in GOING_AWAY:
-                if self.params["id"]:
-                    raise ModuleFailure("cluster %s is being discontinued (status %s)" % (cluster["id"], cluster["status"]))
-                # its hostname can be deployed again once it is gone
-                if not self.module.check_mode:
-                    self.wait_gone(cluster["id"])
-                cluster = None
-            return self.ensure_present(cluster)
-        self.module.exit_json(**self.module.run(converge))
+    # ------------------------------------------------------------------------ result
+
+    def attached_volume_ids(self, resource):
+        return [volume["id"] for volume in resource.get("shared_volumes") or []]
+
+    def existing_cost(self, resource):
+        return existing_cluster_cost(resource)
 
 
 def main():
-    argument_spec = dict(
-        id=dict(type="str"),
-        hostname=dict(type="str", aliases=["name"]),
-        cluster_type=dict(type="str"),
-        image=dict(type="str"),
-        location_code=dict(type="str", aliases=["location"]),
-        description=dict(type="str"),
+    argument_spec = compute_argument_spec(Cluster, dict(
         contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM"]),
         extension_settings=dict(type="str", choices=["auto_renew", "pay_as_you_go", "end_contract"]),
         shared_volume=dict(type="dict", options=dict(
             name=dict(type="str", required=True),
             size=dict(type="int", required=True),
         )),
-        existing_volumes=dict(type="list", elements="str"),
-        ssh_keys=dict(type="list", elements="str", no_log=False),
-        startup_script=dict(type="str"),
         nodes=dict(type="list", elements="dict", options=dict(
             hostname=dict(type="str", required=True, aliases=["name"]),
             state=dict(type="str", choices=["running", "stopped"], default="running"),
@@ -935,17 +725,8 @@ def main():
         )),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         delete_shared_volumes=dict(type="bool", default=False),
-        delete_permanently=dict(type="bool", default=False),
-    )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
-    argument_spec.update(TAGS_ARGUMENT_SPEC)
-    argument_spec.update(placement_argument_spec("cluster"))
-    argument_spec.update(CAP_ARGUMENT_SPEC)
-    argument_spec.update(RUNWAY_ARGUMENT_SPEC)
-    module = CloudComputeModule(
-        argument_spec=argument_spec,
-        required_one_of=[("id", "hostname")],
-    )
+    ))
+    module = CloudComputeModule(argument_spec=argument_spec, required_one_of=[("id", "hostname")])
     Cluster(module).run()
 
 

@@ -507,105 +507,43 @@ placement:
         - {location_code: FIN-03, instance_type: 8H100.80S.176V, spot: false, outcome: deployed}
 """
 
-import copy
-
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
-    CAP_ARGUMENT_SPEC,
-    RUNWAY_ARGUMENT_SPEC,
-    PriceBook,
-    check_cap_option,
-    check_runway_option,
-    cost,
-    existing_instance_cost,
-    guard_deploy,
-    insufficient_funds_hint,
-    over_cap,
-    with_cost,
-    with_reported_price,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, compute_argument_spec
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_instance_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import BROKEN, GOING_AWAY, SETTING_UP
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     JUPYTER_TOKEN_ARGUMENT_SPEC,
-    TAGS_ARGUMENT_SPEC,
-    WAIT_ARGUMENT_SPEC,
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
-    BROKEN,
-    GOING_AWAY,
-    SETTING_UP,
-    deployed_with,
-    instance_named,
-    ssh_key_references,
-    startup_script_references,
-    volume_references,
-)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
-    Resource,
+    Step,
     confirm_after_lost_response,
-    refuse_differences,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
-    apply_tag_changes,
-    current_tags,
-    desired_tags,
-    normalize_tags,
-    predicted_tags,
-    tag_changes,
-    tag_inputs,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import normalize_tags, tag_inputs
 
 POWER_STATUS = {"running": "running", "stopped": "offline"}
 # The status an accepted power action leads to.
 ACTION_STATUS = {"start": "running", "shutdown": "offline", "force_shutdown": "offline"}
 SPOT_POLICIES = ["keep_detached", "move_to_trash", "delete_permanently"]
-CAPACITY_HINT = ("cloudcompute.cloud.availability_info lists the instance types with capacity per location "
-                 "(spot or not): choose another location or instance type, or retry later.")
-# Options the API cannot change after a deploy: (option, instance field).
-IMMUTABLE = (
-    ("instance_type", "instance_type"),
-    ("image", "image"),
-    ("location_code", "location"),
-    ("description", "description"),
-    ("contract", "contract"),
-)
 
 
-class Instance(Resource):
+class Instance(Compute):
     key = "instance"
     path = "/instances"
-    name_field = "hostname"
-    name_option = "hostname"
     gone_states = ("absent", "hibernated")
-    going_away = GOING_AWAY
+    type_option = "instance_type"
+    placed_options = ("instance_type", "location_code", "spot", "contract")
+    required_to_deploy = ("instance_type", "location_code")
+    passed_options = ("coupon",)
+    shown_fields = ("status", "is_spot")
+    capacity_hint = ("cloudcompute.cloud.availability_info lists the instance types with capacity per location "
+                     "(spot or not): choose another location or instance type, or retry later.")
 
-    def __init__(self, module):
-        super(Instance, self).__init__(module)
-        self.desired_tags = None
-        self.ssh_key_references = ssh_key_references(self.client)
-        self.script_references = startup_script_references(self.client)
-        self.volume_references = volume_references(self.client, self.params["location_code"])
-        self.prices = PriceBook(self.client)
-        self.placement = Placement(module, "instance", self.budget, self.prices)
-        self.runway = None
-        self.body = None
-
-    # ---------------------------------------------------------------------- lookups
-
-    def find_by_name(self, name, exclude_id=None):
-        # An instance being deleted keeps its hostname for a moment; a new one may already
-        # carry it. The live one is the one meant.
-        return instance_named(self.list_named(name), name, exclude_id)
-
-    # -------------------------------------------------------------------- validation
-
-    def validate(self):
+    def check_options(self):
         params = self.params
-        self.desired_tags = desired_tags(params)
         for volume in [params["os_volume"] or {}] + (params["volumes"] or []):
             normalize_tags(volume.get("tags"))
             if volume.get("size") is not None and volume["size"] < 1:
@@ -624,21 +562,13 @@ class Instance(Resource):
         if params["force"] and params["state"] not in ("stopped", "hibernated"):
             raise ModuleFailure("force only applies to state=stopped and state=hibernated")
         self.placement.validate()
-        check_cap_option(params["max_price_per_hour"])
-        check_runway_option(params["min_balance_hours"])
+
+    def settled(self, found):
+        if self.params["state"] == "absent" and not self.module.check_mode:
+            return self.wait_set_up(found)  # the API refuses to delete an instance being set up
+        return found
 
     # ----------------------------------------------------------------------- waiting
-
-    def wait_for(self, instance_id, done, description):
-        def failed(instance):
-            if instance is None:
-                return "the instance disappeared"
-            if instance.get("status") in BROKEN:
-                return "the instance is %s" % instance["status"]
-            return None
-
-        return self.budget.until(lambda: self.fetch(instance_id), done, description, failed=failed,
-                                 describe=lambda instance: instance and instance.get("status"))
 
     def wait_status(self, instance_id, status):
         def reached(instance):
@@ -654,11 +584,6 @@ class Instance(Resource):
             return instance
         return self.wait_for(instance["id"], lambda current: current is not None and current.get("status") not in SETTING_UP,
                              "instance %s to finish its setup" % instance["id"])
-
-    def wait_gone(self, instance_id):
-        self.budget.until(lambda: self.fetch(instance_id), lambda current: current is None,
-                          "instance %s to be removed" % instance_id,
-                          describe=lambda instance: instance and instance.get("status"))
 
     # ----------------------------------------------------------------------- actions
 
@@ -678,50 +603,22 @@ class Instance(Resource):
             return current is None or current.get("status") in GOING_AWAY
         return current is not None and current.get("status") == ACTION_STATUS.get(action)
 
-    def view(self, resource):
-        if not resource:
-            return {}
-        return {
-            "id": resource.get("id"),
-            "hostname": resource.get("hostname"),
-            "status": resource.get("status"),
-            "instance_type": resource.get("instance_type"),
-            "image": resource.get("image"),
-            "location": resource.get("location"),
-            "description": resource.get("description"),
-            "contract": resource.get("contract"),
-            "is_spot": resource.get("is_spot"),
-            "ssh_key_ids": sorted(resource.get("ssh_key_ids") or []),
-            "startup_script_id": resource.get("startup_script_id"),
-            "tags": current_tags(resource),
-        }
-
     # ------------------------------------------------------------------------ deploy
 
-    def deploy_request(self):
-        """The body of POST /instances, with every name resolved to an id."""
+    def also_missing(self):
+        return [] if self.params["image"] or self.params["existing_os_volume"] else ["image (or existing_os_volume)"]
+
+    def image_to_deploy(self):
+        # booting from a volume, the deploy names the volume where the image goes
+        if self.params["existing_os_volume"]:
+            return self.volume_references.id(self.params["existing_os_volume"])
+        return self.params["image"]
+
+    def own_request(self):
         params = self.params
-        missing = [option for option in ("instance_type", "location_code")
-                   if not params[option] and not self.placement.supplies(option)]
-        if not params["image"] and not params["existing_os_volume"]:
-            missing.append("image (or existing_os_volume)")
-        if missing:
-            raise ModuleFailure("instance %r does not exist; to deploy it, give %s" % (params["hostname"], ", ".join(missing)))
-        body = {
-            "hostname": params["hostname"],
-            "instance_type": params["instance_type"],
-            "location_code": params["location_code"],
-            "image": self.volume_references.id(params["existing_os_volume"]) if params["existing_os_volume"] else params["image"],
-        }
-        for option in ("description", "contract", "coupon"):
-            if params[option] is not None:
-                body[option] = params[option]
+        body = {}
         if params["spot"]:
             body["is_spot"] = True
-        if params["ssh_keys"]:
-            body["ssh_key_ids"] = self.ssh_key_references.ids(params["ssh_keys"])
-        if params["startup_script"]:
-            body["startup_script_id"] = self.script_references.id(params["startup_script"])
         if params["existing_volumes"]:
             body["existing_volumes"] = self.volume_references.ids(params["existing_volumes"])
         if params["os_volume"]:
@@ -729,8 +626,6 @@ class Instance(Resource):
         if params["volumes"]:
             body["volumes"] = [self.volume_spec(volume, ("name", "size", "type", "on_spot_discontinue"))
                                for volume in params["volumes"]]
-        if self.desired_tags:
-            body["tags"] = tag_inputs(self.desired_tags)
         return body
 
     @staticmethod
@@ -740,54 +635,26 @@ class Instance(Resource):
             spec["tags"] = tag_inputs(normalize_tags(volume["tags"]))
         return spec
 
-    def predicted_deploy(self, body, status):
+    def predicted_deploy(self, body):
         from_volume = bool(self.params["existing_os_volume"])
-        return {
-            "id": None,
-            "hostname": body["hostname"],
-            "status": status,
-            "instance_type": body["instance_type"],
+        return dict(
+            super(Instance, self).predicted_deploy(body),
             # booting from a volume, the image is the one the volume was made from
-            "image": None if from_volume else body["image"],
-            "location": body["location_code"],
-            "description": body.get("description", ""),
-            "contract": "SPOT" if body.get("is_spot") else body.get("contract", "PAY_AS_YOU_GO"),
-            "is_spot": bool(body.get("is_spot") or body.get("contract") == "SPOT"),
-            "ssh_key_ids": body.get("ssh_key_ids", []),
-            "startup_script_id": body.get("startup_script_id"),
-            "tags": predicted_tags({}, self.desired_tags or {}, []),
-            "os_volume_id": body["image"] if from_volume else None,
-            "volume_ids": [],
-        }
-
-    # -------------------------------------------------------------------------- cost
+            image=None if from_volume else body["image"],
+            contract="SPOT" if body.get("is_spot") else body.get("contract", "PAY_AS_YOU_GO"),
+            is_spot=bool(body.get("is_spot") or body.get("contract") == "SPOT"),
+            os_volume_id=body["image"] if from_volume else None,
+            volume_ids=[],
+        )
 
     def deploy_cost(self, body):
-        """What deploying ``body`` costs per hour, from the public catalogs."""
         return self.prices.instance_deploy(body, boots_from_volume=bool(self.params["existing_os_volume"]))
 
-    def candidate_over_cap(self, location, instance_type, spot):
-        """Why a placement candidate is over ``max_price_per_hour``, or None."""
-        return over_cap(self.deploy_cost(self.placement.body_for(self.body, location, instance_type, spot)),
-                        self.params["max_price_per_hour"], "%s%s in %s" % (instance_type, " (spot)" if spot else "", location))
-
-    def guard(self, body):
-        """The cost of deploying ``body``, refused when over the cap or the runway."""
-        cost_value = self.deploy_cost(body)
-        self.runway = guard_deploy(self.client, self.params, cost_value, "instance %s" % body["hostname"])
-        return cost_value
-
-    def deploy(self, body):
-        cost_value = self.guard(body)
-        try:
-            # a 503 here means no capacity: an answer to report, not an outage to retry
-            return self.create_unique(self.path, body, retry_unavailable=False)
-        except ApiError as error:
-            if error.status == 503:
-                raise error.with_hint("No capacity for %s in %s: %s" % (body["instance_type"], body["location_code"], CAPACITY_HINT))
-            if error.status == 402:
-                raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
-            raise
+    def wait_deployed(self, resource_id):
+        # a shutdown right after the deploy needs the instance running first
+        if self.params["wait"] or self.params["state"] == "stopped":
+            return self.wait_status(resource_id, "running")
+        return self.fetch(resource_id)
 
     def discard_created(self, created_id, body):
         # with the volumes created with it, permanently: nobody else knows of them
@@ -799,33 +666,10 @@ class Instance(Resource):
         self.act(instance, "delete", volume_ids=[volume_id for volume_id in instance.get("volume_ids") or []
                                                  if volume_id not in kept], delete_permanently=True)
 
-    # ------------------------------------------------------------------ convergence
+    # ------------------------------------------------------------------------- power
 
-    def refuse_immutable_changes(self, instance):
-        """Fail naming the options that differ from the live instance although the API cannot
-        change them."""
-        params = self.params
-        pairs = dict((option, (params[option], instance.get(field))) for option, field in IMMUTABLE)
-        if params["id"]:
-            pairs["hostname"] = (params["hostname"], instance.get("hostname"))
-        pairs["spot"] = (params["spot"], bool(instance.get("is_spot")))
-        if self.placement.enabled:
-            self.refuse_outside_placement(instance, pairs)
-        pairs.update(deployed_with(instance, params["ssh_keys"], params["startup_script"],
-                                   self.ssh_key_references, self.script_references))
-        refuse_differences("instance %s (%s)" % (instance.get("hostname"), instance["id"]), pairs,
-                           "the API cannot modify them after the deploy. "
-                           "Leave them out, or delete the instance (state=absent) and deploy it again.")
-
-    def refuse_outside_placement(self, instance, pairs):
-        """With a placement, the instance may be in any candidate: compare with those instead."""
-        for option in ("instance_type", "location_code", "spot", "contract"):
-            pairs.pop(option, None)
-        if not self.placement.accepts(instance):
-            raise ModuleFailure("instance %s (%s) is %s%s in %s, none of the placement's candidates; the API cannot move "
-                                "it. Widen placement, or delete it (state=absent) and deploy it again."
-                                % (instance.get("hostname"), instance["id"], instance.get("instance_type"),
-                                   " (spot)" if instance.get("is_spot") else "", instance.get("location")))
+    def immutable_pairs(self, resource):
+        return dict(super(Instance, self).immutable_pairs(resource), spot=(self.params["spot"], bool(resource.get("is_spot"))))
 
     def power(self, instance, target):
         """Bring an existing instance to ``target`` status (running or offline); return it and
@@ -844,62 +688,41 @@ class Instance(Resource):
             return self.wait_status(instance["id"], target), changed
         return self.fetch(instance["id"]), changed
 
-    def ensure_deployed(self, instance):
-        target = POWER_STATUS.get(self.params["state"])
-        if instance is None:
-            body = self.body = self.deploy_request()
-            placement = None
-            if self.placement.enabled:
-                if self.params["max_price_per_hour"] is not None:
-                    self.placement.cap_price(self.candidate_over_cap)
-                instance_id, placement = self.placement.place(
-                    lambda *candidate: self.deploy(self.placement.body_for(body, *candidate)))
-                body = self.placement.body_for(body, placement["location_code"], placement["instance_type"], placement["spot"])
-            if self.module.check_mode:
-                # waiting for capacity, where (and so the price) is not known yet
-                predicted_cost = self.guard(body) if body["instance_type"] else cost([])
-                return self.result(True, None, self.predicted_deploy(body, target or "running"), placement, predicted_cost)
-            if placement is None:
-                instance_id = self.deploy(body)
-            # a shutdown right after the deploy needs the instance running first
-            if self.params["wait"] or target == "offline":
-                instance = self.wait_status(instance_id, "running")
-            else:
-                instance = self.fetch(instance_id)
-            if target == "offline":
-                instance = self.power(instance, target)[0]
-            return self.result(True, None, instance, placement, with_reported_price(self.deploy_cost(body), instance))
+    def powering(self, target, changes=True):
+        """The step bringing the instance to ``target`` status (waiting for its setup first)."""
+        def apply(instance):
+            after, acted = self.power(instance, target)
+            step.changes = step.changes or acted
+            return after
 
-        self.refuse_immutable_changes(instance)
-        to_add, to_remove = tag_changes(instance, desired_tags(self.params, instance), self.params["purge_tags"])
-        status = instance.get("status")
+        step = Step("start" if target == "running" else "shut down", apply,
+                    lambda instance: dict(instance, status=target), changes=changes)
+        return step
+
+    def after_deploy_steps(self):
+        return [self.powering("offline")] if self.params["state"] == "stopped" else []
+
+    def state_steps(self, current):
+        target = POWER_STATUS.get(self.params["state"])
+        status = current.get("status")
         if target and status in BROKEN:
             raise ModuleFailure("instance %s is %s and cannot be %s; delete it (state=absent) and deploy it again"
-                                % (instance["id"], status, "started" if target == "running" else "shut down"))
+                                % (current["id"], status, "started" if target == "running" else "shut down"))
         # an instance still being set up ends up running
         settled_status = "running" if status in SETTING_UP else status
-        changed = bool(to_add or to_remove) or (target is not None and settled_status != target)
-        placement = self.placement.of_existing(instance) if self.placement.enabled else None
-        if self.module.check_mode:
-            after = copy.deepcopy(instance)
-            after["tags"] = predicted_tags(instance, to_add, to_remove)
-            after["status"] = target or settled_status
-            return self.result(changed, instance, after, placement)
-        after = instance
-        if to_add or to_remove:
-            apply_tag_changes(self.client, self.item_path(instance["id"], "tags"), to_add, to_remove)
-            after = self.fetch(instance["id"])
-        if target:
-            after, acted = self.power(after, target)
-            changed = changed or acted
-        elif self.params["wait"] and status in SETTING_UP:
-            after = self.wait_set_up(after)
-        return self.result(changed, instance, after, placement)
+        if target and (settled_status != target or status in SETTING_UP):
+            return [self.powering(target, changes=settled_status != target)]
+        if status in SETTING_UP:
+            return [Step("finish setup", lambda instance: self.wait_set_up(instance) if self.params["wait"] else instance,
+                         lambda instance: dict(instance, status="running"), changes=False)]
+        return []
+
+    # ----------------------------------------------------------------------- removal
 
     def volumes_to_delete(self, instance):
         """Ids of the attached volumes ``delete_volumes`` names, checked before any change."""
         choice = self.params["delete_volumes"]
-        attached = list(instance.get("volume_ids") or [])
+        attached = self.attached_volume_ids(instance)
         if choice == ["none"]:
             return []
         if choice == ["all"]:
@@ -919,97 +742,52 @@ class Instance(Resource):
             doomed.extend(volume_id for volume_id in volume_ids if volume_id not in doomed)
         return doomed
 
-    def result(self, changed, before, after, placement=None, after_cost=None):
-        if after_cost is None:
-            after_cost = existing_instance_cost(after) if after else cost([])
-        before_cost = existing_instance_cost(before) if before else None
-        before, after = self.module.hide_jupyter_tokens([before, after])
-        result = with_cost(super(Instance, self).result(changed, before, after), after_cost, before_cost)
-        if placement is not None:
-            result["placement"] = placement
-        if self.runway is not None:
-            result["runway"] = self.runway
-        return result
+    def removal_steps(self, current):
+        if self.params["state"] == "hibernated":
+            return [self.hibernation(current)]
+        self.deleted_volume_ids = doomed = self.volumes_to_delete(current)
 
-    def removal_result(self, instance, deleted):
-        result = self.result(instance is not None, instance, None)
-        attached = (instance or {}).get("volume_ids") or []
-        result["deleted_volume_ids"] = deleted
-        result["detached_volume_ids"] = [volume_id for volume_id in attached if volume_id not in deleted]
-        return result
+        def apply(instance):
+            self.act(instance, "delete", volume_ids=doomed, delete_permanently=self.params["delete_permanently"])
+            if self.params["wait"]:
+                self.wait_gone(instance["id"])
 
-    def ensure_deleted(self, instance):
-        if instance is None:
-            return self.removal_result(None, [])
-        if not self.module.check_mode:
-            instance = self.wait_set_up(instance)  # the API refuses to delete an instance being set up
-        doomed = self.volumes_to_delete(instance)
-        if self.module.check_mode:
-            return self.removal_result(instance, doomed)
-        self.act(instance, "delete", volume_ids=doomed, delete_permanently=self.params["delete_permanently"])
-        if self.params["wait"]:
-            self.wait_gone(instance["id"])
-        return self.removal_result(instance, doomed)
+        return [Step("delete", apply, lambda _instance: None)]
 
-    def ensure_hibernated(self, instance):
-        if instance is None:
-            return self.removal_result(None, [])
+    def hibernation(self, instance):
         status = "running" if instance.get("status") in SETTING_UP else instance.get("status")
         if status not in ("running", "offline"):
             raise ModuleFailure("instance %s is %s and cannot be hibernated" % (instance["id"], status))
-        if self.module.check_mode:
-            return self.removal_result(instance, [])
-        # the API hibernates only a shut-down instance
-        stopped = self.wait_set_up(instance)
-        if stopped.get("status") != "offline":
-            self.act(stopped, "force_shutdown" if self.params["force"] else "shutdown")
-            stopped = self.wait_status(instance["id"], "offline")
-        self.act(stopped, "hibernate")
-        if self.params["wait"]:
-            self.wait_gone(instance["id"])
-        return self.removal_result(instance, [])
 
-    def run(self):
-        def converge():
-            self.validate()
-            state = self.params["state"]
-            instance = self.find()
-            if instance is not None and instance.get("status") in GOING_AWAY:
-                # already being removed (deleted, hibernated or evicted)
-                if state in self.gone_states:
-                    if self.params["wait"] and not self.module.check_mode:
-                        self.wait_gone(instance["id"])
-                    return self.removal_result(None, [])
-                if self.params["id"]:
-                    raise ModuleFailure("instance %s is being removed (status %s)" % (instance["id"], instance["status"]))
-                # its hostname can be deployed again once it is gone
-                if not self.module.check_mode:
-                    self.wait_gone(instance["id"])
-                instance = None
-            if state == "absent":
-                return self.ensure_deleted(instance)
-            if state == "hibernated":
-                return self.ensure_hibernated(instance)
-            return self.ensure_deployed(instance)
-        self.module.exit_json(**self.module.run(converge))
+        def apply(current):
+            # the API hibernates only a shut-down instance
+            stopped = self.wait_set_up(current)
+            if stopped.get("status") != "offline":
+                self.act(stopped, "force_shutdown" if self.params["force"] else "shutdown")
+                stopped = self.wait_status(current["id"], "offline")
+            self.act(stopped, "hibernate")
+            if self.params["wait"]:
+                self.wait_gone(current["id"])
+
+        return Step("hibernate", apply, lambda _instance: None)
+
+    # ------------------------------------------------------------------------ result
+
+    def attached_volume_ids(self, resource):
+        return list(resource.get("volume_ids") or [])
+
+    def existing_cost(self, resource):
+        return existing_instance_cost(resource)
 
 
 def main():
     volume_tags = dict(type="dict")
     spot_policy = dict(type="str", choices=SPOT_POLICIES)
-    argument_spec = dict(
-        id=dict(type="str"),
-        hostname=dict(type="str", aliases=["name"]),
-        instance_type=dict(type="str"),
-        image=dict(type="str"),
+    argument_spec = compute_argument_spec(Instance, dict(
         existing_os_volume=dict(type="str"),
-        location_code=dict(type="str", aliases=["location"]),
-        description=dict(type="str"),
         contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM", "SPOT"]),
         spot=dict(type="bool", aliases=["is_spot"]),
         coupon=dict(type="str"),
-        ssh_keys=dict(type="list", elements="str", no_log=False),
-        startup_script=dict(type="str"),
         os_volume=dict(type="dict", options=dict(
             name=dict(type="str", required=True),
             size=dict(type="int", required=True),
@@ -1023,23 +801,13 @@ def main():
             on_spot_discontinue=spot_policy,
             tags=volume_tags,
         )),
-        existing_volumes=dict(type="list", elements="str"),
         state=dict(type="str", choices=["present", "running", "stopped", "absent", "hibernated"], default="present"),
         force=dict(type="bool", default=False),
         delete_volumes=dict(type="list", elements="str", default=["os"]),
-        delete_permanently=dict(type="bool", default=False),
-    )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
-    argument_spec.update(TAGS_ARGUMENT_SPEC)
-    argument_spec.update(JUPYTER_TOKEN_ARGUMENT_SPEC)
-    argument_spec.update(placement_argument_spec("instance"))
-    argument_spec.update(CAP_ARGUMENT_SPEC)
-    argument_spec.update(RUNWAY_ARGUMENT_SPEC)
-    module = CloudComputeModule(
-        argument_spec=argument_spec,
-        required_one_of=[("id", "hostname")],
-        mutually_exclusive=[("image", "existing_os_volume"), ("os_volume", "existing_os_volume")],
-    )
+        **JUPYTER_TOKEN_ARGUMENT_SPEC
+    ))
+    module = CloudComputeModule(argument_spec=argument_spec, required_one_of=[("id", "hostname")],
+                                mutually_exclusive=[("image", "existing_os_volume"), ("os_volume", "existing_os_volume")])
     Instance(module).run()
 
 

@@ -1,0 +1,401 @@
+# -*- coding: utf-8 -*-
+# Copyright: cloudcompute.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What the ``instance`` and ``cluster`` modules share: a machine deployed once by hostname,
+placed where capacity is, priced and guarded before the deploy, unchangeable afterwards but for
+its tags and power, and removed with a choice about its volumes.
+
+``Compute`` is their ``Resource``: it finds the one live resource carrying the hostname (one
+being removed gives way to a new one), refuses what the API cannot change, and plans the deploy
+(placement, cost guard, capacity hints, the wait until it is up), the tag changes and the
+removal as ``Step``s. A module adds what is its own: its deploy request and prediction, its
+power or node steps, how it is removed.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
+    CAP_ARGUMENT_SPEC,
+    RUNWAY_ARGUMENT_SPEC,
+    PriceBook,
+    check_cap_option,
+    check_runway_option,
+    cost,
+    guard_deploy,
+    insufficient_funds_hint,
+    over_cap,
+    with_cost,
+    with_reported_price,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
+    BROKEN,
+    GOING_AWAY,
+    deployed_with,
+    live_one,
+    ssh_key_references,
+    startup_script_references,
+    volume_references,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    TAGS_ARGUMENT_SPEC,
+    WAIT_ARGUMENT_SPEC,
+    ModuleFailure,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step, refuse_differences
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    apply_tag_changes,
+    current_tags,
+    desired_tags,
+    predicted_tags,
+    tag_changes,
+    tag_inputs,
+)
+
+
+def compute_argument_spec(resource_class, own_options):
+    """The options of the ``instance`` or ``cluster`` module: those both have, and ``own_options``."""
+    argument_spec = dict(
+        id=dict(type="str"),
+        hostname=dict(type="str", aliases=["name"]),
+        image=dict(type="str"),
+        location_code=dict(type="str", aliases=["location"]),
+        description=dict(type="str"),
+        ssh_keys=dict(type="list", elements="str", no_log=False),
+        startup_script=dict(type="str"),
+        existing_volumes=dict(type="list", elements="str"),
+        delete_permanently=dict(type="bool", default=False),
+    )
+    argument_spec[resource_class.type_option] = dict(type="str")
+    argument_spec.update(own_options)
+    for options in (WAIT_ARGUMENT_SPEC, TAGS_ARGUMENT_SPEC, placement_argument_spec(resource_class.key),
+                    CAP_ARGUMENT_SPEC, RUNWAY_ARGUMENT_SPEC):
+        argument_spec.update(options)
+    return argument_spec
+
+
+class Compute(Resource):
+    """An instance or a cluster. Subclasses set ``key``, ``path`` and ``type_option`` and write
+    what is their own: the rest of the deploy request and its prediction, their own steps."""
+
+    name_field = "hostname"
+    name_option = "hostname"
+    going_away = GOING_AWAY
+    type_option = None      # the option naming what is deployed: instance_type, cluster_type
+    removal = "delete"      # what state=absent does to it, in messages ("delete", "discontinue")
+    being_removed = "being removed"
+    required_to_deploy = ()  # the options a deploy cannot do without (a placement may supply some)
+    passed_options = ()     # options sent with the deploy as they are, besides description and contract
+    shown_fields = ()       # fields ``--diff`` shows as the API returns them, besides the common ones
+    # Options the API cannot change after the deploy besides the type, image, location,
+    # description and contract: (option, field of the resource).
+    also_immutable = ()
+    # Of the immutable options, those compared only when the API reports the field (it picks
+    # a default), and those a placement chooses among its candidates.
+    compared_when_reported = ()
+    placed_options = ()
+    capacity_hint = ""      # what to do when the API has no capacity for a deploy
+
+    def __init__(self, module):
+        super(Compute, self).__init__(module)
+        self.desired_tags = None
+        self.ssh_key_references = ssh_key_references(self.client)
+        self.script_references = startup_script_references(self.client)
+        self.volume_references = volume_references(self.client, self.params["location_code"])
+        self.prices = PriceBook(self.client)
+        self.placement = Placement(module, self.key, self.budget, self.prices)
+        # what the result reports besides the resource, set by the plan and its steps
+        self.runway = None
+        self.placed = None
+        self.planned_cost = None
+        self.deleted_volume_ids = []
+
+    def find_by_name(self, name, exclude_id=None):
+        # one being removed keeps its hostname for a moment; a new one may already carry it
+        return live_one([item for item in self.list_named(name)
+                         if item.get("hostname") == name and item.get("id") != exclude_id], self.noun, name)
+
+    def validate(self):
+        self.desired_tags = desired_tags(self.params)
+        self.check_options()
+        check_cap_option(self.params["max_price_per_hour"])
+        check_runway_option(self.params["min_balance_hours"])
+
+    def check_options(self):
+        """Refuse this kind's contradictory options, before any API call."""
+
+    # ------------------------------------------------------------------------- lookup
+
+    def find(self):
+        """The resource the plan starts from: None when it is being removed and a removal is
+        asked (nothing left to do) or its hostname is to be deployed again."""
+        found = super(Compute, self).find()
+        if found is None:
+            return None
+        if found.get("status") not in GOING_AWAY:
+            if self.params["state"] not in self.gone_states:
+                self.refuse_immutable_changes(found)  # before waiting for a setup, which can take minutes
+            return self.settled(found)
+        if self.params["state"] in self.gone_states:
+            if self.removal_left(found):
+                return found
+            if self.params["wait"] and not self.module.check_mode:
+                self.wait_gone(found["id"])
+            return None
+        if self.params["id"]:
+            raise ModuleFailure("%s %s is %s (status %s)" % (self.noun, found["id"], self.being_removed, found["status"]))
+        # its hostname can be deployed again once it is gone
+        if not self.module.check_mode:
+            self.wait_gone(found["id"])
+        return None
+
+    def settled(self, found):
+        """``found`` once the API accepts the changes the plan is about to make (a subclass
+        waits here for a setup to finish)."""
+        return found
+
+    def removal_left(self, found):
+        """Is there still something to remove from ``found``, already being removed?"""
+        return False
+
+    # ----------------------------------------------------------------------- waiting
+
+    def wait_failure(self, resource):
+        """Why a wait for ``resource`` (as read now) cannot succeed, or None."""
+        if resource is None:
+            return "the %s disappeared" % self.noun
+        if resource.get("status") in BROKEN:
+            return "the %s is %s" % (self.noun, resource["status"])
+        return None
+
+    def wait_for(self, resource_id, done, description):
+        return self.budget.until(lambda: self.fetch(resource_id), done, description, failed=self.wait_failure,
+                                 describe=lambda resource: resource and resource.get("status"))
+
+    def wait_gone(self, resource_id):
+        self.budget.until(lambda: self.fetch(resource_id), lambda current: current is None,
+                          "%s %s to be removed" % (self.noun, resource_id),
+                          describe=lambda resource: resource and resource.get("status"))
+
+    # ------------------------------------------------------------------------ view
+
+    def view(self, resource):
+        if not resource:
+            return {}
+        fields = ("id", "hostname", self.type_option, "image", "location", "description", "contract") + self.shown_fields
+        shown = dict((field, resource.get(field)) for field in fields)
+        shown.update(ssh_key_ids=sorted(resource.get("ssh_key_ids") or []),
+                     startup_script_id=resource.get("startup_script_id"), tags=current_tags(resource))
+        return shown
+
+    # ------------------------------------------------------------------------ deploy
+
+    def deploy_request(self):
+        """The body of the deploy request, with every name resolved to an id."""
+        params = self.params
+        missing = [option for option in self.required_to_deploy
+                   if not params[option] and not self.placement.supplies(option)] + self.also_missing()
+        if missing:
+            raise ModuleFailure("%s %r does not exist; to deploy it, give %s" % (self.noun, params["hostname"], ", ".join(missing)))
+        body = {"hostname": params["hostname"], self.type_option: params[self.type_option],
+                "location_code": params["location_code"], "image": self.image_to_deploy()}
+        for option in ("description", "contract") + self.passed_options:
+            if params[option] is not None:
+                body[option] = params[option]
+        if params["ssh_keys"]:
+            body["ssh_key_ids"] = self.ssh_key_references.ids(params["ssh_keys"])
+        if params["startup_script"]:
+            body["startup_script_id"] = self.script_references.id(params["startup_script"])
+        body.update(self.own_request())
+        if self.desired_tags:
+            body["tags"] = tag_inputs(self.desired_tags)
+        return body
+
+    def also_missing(self):
+        """What else the deploy lacks (options given one or the other)."""
+        return []
+
+    def image_to_deploy(self):
+        return self.params["image"]
+
+    def own_request(self):
+        """The deploy request's fields of this kind of resource."""
+        return {}
+
+    def predicted_deploy(self, body):
+        """What deploying ``body`` leaves, as far as the request says."""
+        return {
+            "id": None,
+            "hostname": body["hostname"],
+            "status": "running",
+            self.type_option: body[self.type_option],
+            "image": body["image"],
+            "location": body["location_code"],
+            "description": body.get("description", ""),
+            "contract": body.get("contract", "PAY_AS_YOU_GO"),
+            "ssh_key_ids": body.get("ssh_key_ids", []),
+            "startup_script_id": body.get("startup_script_id"),
+            "tags": predicted_tags({}, self.desired_tags or {}, []),
+        }
+
+    def deploy_cost(self, body):
+        """What deploying ``body`` costs per hour, from the public catalogs."""
+        raise NotImplementedError
+
+    def guard(self, body):
+        """The cost of deploying ``body``, refused when over the cap or the runway."""
+        cost_value = self.deploy_cost(body)
+        self.runway = guard_deploy(self.client, self.params, cost_value, "%s %s" % (self.key, body["hostname"]))
+        return cost_value
+
+    def create_deployed(self, body):
+        """POST the deploy ``body``; the new id."""
+        cost_value = self.planned_cost = self.guard(body)
+        try:
+            # a 503 here means no capacity: an answer to report, not an outage to retry
+            return self.create_unique(self.path, body, retry_unavailable=False)
+        except ApiError as error:
+            if error.status == 503:
+                raise error.with_hint("No capacity for %s in %s: %s" % (self.capacity_subject(body), body["location_code"],
+                                                                        self.capacity_hint))
+            if error.status == 402:
+                raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
+            raise
+
+    def capacity_subject(self, body):
+        return body[self.type_option]
+
+    def place(self, body):
+        """Deploy ``body`` (in check mode: only choose where); return the new id (None in check
+        mode) and the body as it was (or would be) deployed."""
+        if not self.placement.enabled:
+            return (None if self.module.check_mode else self.create_deployed(body)), body
+        cap = self.params["max_price_per_hour"]
+
+        def over_the_cap(location, code, spot):
+            return over_cap(self.deploy_cost(self.placement.body_for(body, location, code, spot)), cap,
+                            "%s%s in %s" % (code, " (spot)" if spot else "", location))
+
+        resource_id, self.placed = self.placement.place(
+            lambda *candidate: self.create_deployed(self.placement.body_for(body, *candidate)),
+            over_the_cap if cap is not None else None)
+        return resource_id, self.placement.body_for(body, self.placed["location_code"], self.placed[self.type_option],
+                                                    self.placed["spot"])
+
+    def deployment(self):
+        """The deploy step: the request is built (names resolved, options checked) before any
+        change; the step places it, guards its cost and waits as the options ask."""
+        body = self.deploy_request()
+
+        def predict(_nothing):
+            _resource_id, placed_body = self.place(body)
+            # waiting for capacity, where (and so the price) is not known yet
+            self.planned_cost = self.guard(placed_body) if placed_body[self.type_option] else cost([])
+            return self.predicted_deploy(placed_body)
+
+        def apply(_nothing):
+            return self.wait_deployed(self.place(body)[0])
+
+        return Step("deploy", apply, predict)
+
+    def wait_deployed(self, resource_id):
+        """The new resource, read back once it is as far as the options ask."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------- convergence
+
+    def immutable_pairs(self, resource):
+        """``{option: (desired, current)}`` of the options the API cannot change."""
+        params = self.params
+        immutable = ((self.type_option, self.type_option), ("image", "image"), ("location_code", "location"),
+                     ("description", "description"), ("contract", "contract")) + self.also_immutable
+        pairs = dict((option, (params[option], resource.get(field))) for option, field in immutable
+                     if option not in self.compared_when_reported or resource.get(field) is not None)
+        if params["id"]:
+            pairs["hostname"] = (params["hostname"], resource.get("hostname"))
+        return pairs
+
+    def refuse_immutable_changes(self, resource):
+        """Fail naming the options that differ from the live resource although the API cannot
+        change them; with a placement, it may be in any of the candidates."""
+        params = self.params
+        pairs = self.immutable_pairs(resource)
+        what = "%s %s (%s)" % (self.noun, resource.get("hostname"), resource["id"])
+        if self.placement.enabled:
+            for option in self.placed_options:
+                pairs.pop(option, None)
+            if not self.placement.accepts(resource):
+                raise ModuleFailure("%s is %s%s in %s, none of the placement's candidates; the API cannot move it. "
+                                    "Widen placement, or %s it (state=absent) and deploy it again."
+                                    % (what, resource.get(self.type_option), " (spot)" if resource.get("is_spot") else "",
+                                       resource.get("location"), self.removal))
+        pairs.update(deployed_with(resource, params["ssh_keys"], params["startup_script"],
+                                   self.ssh_key_references, self.script_references))
+        refuse_differences(what, pairs, "the API cannot modify them after the deploy. "
+                                        "Leave them out, or %s the %s (state=absent) and deploy it again."
+                                        % (self.removal, self.noun))
+
+    def tagging(self, resource):
+        """The step bringing the tags of ``resource`` to the options, or None."""
+        to_add, to_remove = tag_changes(resource, desired_tags(self.params, resource), self.params["purge_tags"])
+        if not (to_add or to_remove):
+            return None
+
+        def apply(current):
+            apply_tag_changes(self.client, self.item_path(current["id"], "tags"), to_add, to_remove)
+            return self.fetch(current["id"])
+
+        return Step("tag", apply, lambda current: dict(current, tags=predicted_tags(current, to_add, to_remove)))
+
+    def plan(self, current):
+        if self.params["state"] in self.gone_states:
+            return [] if current is None else self.removal_steps(current)
+        if current is None:
+            return [self.deployment()] + self.after_deploy_steps()
+        if self.placement.enabled:
+            self.placed = self.placement.of_existing(current)
+        return [step for step in [self.tagging(current)] + self.state_steps(current) if step]
+
+    def after_deploy_steps(self):
+        """Steps after the deploy (power, nodes)."""
+        return []
+
+    def state_steps(self, current):
+        """Steps bringing the state of an existing ``current`` to the options (power, nodes)."""
+        return []
+
+    def removal_steps(self, current):
+        """Steps removing ``current`` as ``state`` asks, its volumes as the options say."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------ result
+
+    def attached_volume_ids(self, resource):
+        raise NotImplementedError
+
+    def result(self, changed, before, after):
+        if self.planned_cost is None:
+            after_cost = self.existing_cost(after) if after else cost([])
+        elif self.module.check_mode:
+            after_cost = self.planned_cost
+        else:
+            after_cost = with_reported_price(self.planned_cost, after)
+        before_cost = self.existing_cost(before) if before else None
+        shown_before, shown_after = self.module.hide_jupyter_tokens([before, after])
+        result = with_cost(super(Compute, self).result(changed, shown_before, shown_after), after_cost, before_cost)
+        if self.placed is not None:
+            result["placement"] = self.placed
+        if self.runway is not None:
+            result["runway"] = self.runway
+        if self.params["state"] in self.gone_states:
+            result["deleted_volume_ids"] = self.deleted_volume_ids
+            result["detached_volume_ids"] = [volume_id for volume_id in self.attached_volume_ids(before or {})
+                                             if volume_id not in self.deleted_volume_ids]
+        return result
+
+    def existing_cost(self, resource):
+        raise NotImplementedError
