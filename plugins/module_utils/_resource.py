@@ -527,7 +527,7 @@ class Resource:
     def read_back(self):
         """The last step of a plan whose steps leave the resource as predicted rather than read:
         one GET of the resource as it is now."""
-        return Step("read", lambda resource: self.fetch(resource["id"]), lambda resource: resource)
+        return Step("read", lambda resource: self.fetch(resource["id"]), lambda resource: resource, changes=False)
 
     # ------------------------------------------------------------------ carrying it out
 
