@@ -328,12 +328,11 @@ def test_the_client_paces_itself_before_the_quota_runs_out(make_client, control)
 
 def test_pacing_delay_follows_the_headers(make_client):
     client = make_client()
-    now = client.clock()
-    client.rate_limits = {"project": {"q": 500, "w": 60, "r": 400, "t": 30, "at": now}}
+    client.pacing.observe({"RateLimit": '"project";r=400;t=30', "RateLimit-Policy": '"project";q=500;w=60'})
     assert client.pacing_delay() == 0
-    client.rate_limits["project"]["r"] = 9
+    client.pacing.observe({"RateLimit": '"project";r=9;t=30', "RateLimit-Policy": '"project";q=500;w=60'})
     assert 2.7 < client.pacing_delay() <= 3.1  # 30-31 s spread over the 10 requests left
-    client.rate_limits["project"]["r"] = 0
+    client.pacing.observe({"RateLimit": '"project";r=0;t=30', "RateLimit-Policy": '"project";q=500;w=60'})
     assert 30 < client.pacing_delay() <= 31  # t is rounded down: wait until surely reset
 
 

@@ -26,8 +26,9 @@ def item(action, instance_id, status_code=None, error=None):
 
 
 class ScriptedApi:
-    """GET /instances answers the current records; each PUT takes the next scripted answer and
-    applies the successful items to the records, as the API would."""
+    """GET /instances answers the current records; each PUT (``request``, which answers the
+    whole response, status included) takes the next scripted answer and applies the successful
+    items to the records, as the API would."""
 
     def __init__(self, instances, put_answers):
         self.instances = dict((record["id"], dict(record)) for record in instances)
@@ -44,8 +45,8 @@ class ScriptedApi:
     def get_list(self, path, params=None):
         return self.get(path, params)
 
-    def put(self, path, json_body=None, idempotent=True):
-        assert path == "/instances"
+    def request(self, method, path, json_body=None):
+        assert (method, path) == ("PUT", "/instances")
         self.puts.append(json_body)
         status, items = self.put_answers.pop(0)
         for result in items:
@@ -135,13 +136,13 @@ def test_an_item_still_busy_after_three_attempts_fails():
 def test_a_delete_the_api_answers_404_for_is_done():
     api = ScriptedApi([instance(A, "a", "running"), instance(B, "b", "running")],
                       [(207, [item("delete", A), item("delete", B, 404, "not found")])])
-    answer_put = api.put
+    answer_put = api.request
 
-    def put_while_b_vanishes(path, json_body=None, idempotent=True):
-        response = answer_put(path, json_body, idempotent)
+    def put_while_b_vanishes(method, path, json_body=None):
+        response = answer_put(method, path, json_body)
         api.instances.pop(B, None)  # deleted by someone else meanwhile
         return response
-    api.put = put_while_b_vanishes
+    api.request = put_while_b_vanishes
     result = converge(api, instances=["a", "b"], state="absent", delete_volumes=["none"])
     assert api.puts == [{"action": "delete", "id": [A, B], "volume_ids": [], "delete_permanently": False}]
     assert result["changed"] is True and "failures" not in result
