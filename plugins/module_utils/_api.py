@@ -25,41 +25,37 @@ Every name the rest of the collection uses is imported from this file.
 This file does not import anything from Ansible so the inventory plugin can use it as it is.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import random
 import time
+from collections import namedtuple
 from urllib.parse import urlsplit
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_auth import (  # noqa: F401 (re-exported)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_auth import (
     DEFAULT_TOKEN_CACHE, TOKEN_PATH, Authentication, TokenCache, token_cache_disabled)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import (  # noqa: F401 (re-exported)
-    ApiError, InvalidPathValue, LocalRefusal, MissingCredentials, ResponseLost, shortened)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import (  # noqa: F401 (re-exported)
-    RateLimitPacing, parse_rate_limit_header)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_paths import (  # noqa: F401 (re-exported)
-    CODE, ID, KEY, NAME, api_path, looks_like_id, path_value)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import (  # noqa: F401 (re-exported)
-    ANSWER, FAIL, MAX_RATE_LIMIT_WAIT, MAX_TRANSIENT_RETRIES, RENEW_TOKEN, Attempt, RequestKind, RetryLimits,
-    RetryState, backoff_seconds, decide, retry_after_seconds)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport import (  # noqa: F401 (re-exported)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import (
+    ApiError, MissingCredentials, ResponseLost, shortened)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import RateLimitPacing
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import (
+    ANSWER, FAIL, MAX_RATE_LIMIT_WAIT, MAX_TRANSIENT_RETRIES, RENEW_TOKEN, Attempt, RequestKind, RetryLimits, RetryState,
+    backoff_seconds, decide)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport import (
     HAS_REQUESTS, REQUESTS_IMPORT_ERROR, Transport, TransportFailure, checked_api_url)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import SharedQuota
+
+# What the rest of the collection imports from here, whichever part of the client it lives in.
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import InvalidPathValue  # noqa: F401
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import parse_rate_limit_header  # noqa: F401
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_paths import (  # noqa: F401
+    CODE, KEY, NAME, api_path, looks_like_id, path_value)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import retry_after_seconds  # noqa: F401
 
 COLLECTION_VERSION = "0.1.0"
 USER_AGENT = "cloudcompute.cloud/" + COLLECTION_VERSION
 
 
-class Response:
-    """A parsed API response: ``status``, ``headers`` and ``body`` (JSON, text or None)."""
-
-    def __init__(self, status, headers, body):
-        self.status = status
-        self.headers = headers
-        self.body = body
+# A parsed API response: ``status``, ``headers`` and ``body`` (JSON, text or None).
+Response = namedtuple("Response", "status headers body")
 
 
 def parse_created_id(body):
@@ -242,7 +238,6 @@ class ApiClient:
             page += 1
 
     # ------------------------------------------------------------------------------ core
-    # ------------------------------------------------------------------------------ core
 
     def request(self, method, path, params=None, json_body=None, idempotent=None, authenticated=True,
                 retry_unavailable=True, decode_json=True):
@@ -270,9 +265,10 @@ class ApiClient:
                                          follow_redirects=path != TOKEN_PATH)
             attempt = Attempt(failure=failure.kind) if failure else Attempt(raw.status_code, raw.headers)
             decision = decide(attempt, kind, state, self.retry_limits, self.clock(), random.random())
+            # A 429 counts whether it is waited out or fails the request.
             self.stats["rate_limited"] += decision.state.rate_limited - state.rate_limited
             if decision.action == ANSWER:
-                body = raw.content.decode(raw.encoding or "utf-8", "replace") if not decode_json else _parse_body(raw)
+                body = _parse_body(raw) if decode_json else raw.content.decode(raw.encoding or "utf-8", "replace")
                 return Response(raw.status_code, raw.headers, body)
             if decision.action == FAIL:
                 error_class = ResponseLost if decision.lost else ApiError

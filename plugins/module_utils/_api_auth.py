@@ -9,10 +9,6 @@ client id, holding tokens and never the secret).
 Like the rest of the client this file imports nothing from Ansible.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import hashlib
 import json
 import os

@@ -8,10 +8,6 @@ tell it more (a refusal by the client itself, a lost response, missing credentia
 Like the rest of the client this file imports nothing from Ansible.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 
 class ApiError(Exception):
     """The API answered with an error, or could not be reached.
@@ -34,7 +30,7 @@ class ApiError(Exception):
         self.path = path
         self.hint = hint
         self.after_lost_response = after_lost_response
-        super(ApiError, self).__init__(self.describe())
+        super().__init__(self.describe())
 
     def describe(self):
         where = " ".join(part for part in (self.method, self.path) if part)
@@ -75,7 +71,7 @@ class InvalidPathValue(LocalRefusal):
     def __init__(self, message, option=None, **kwargs):
         self.option = option
         kwargs.setdefault("code", "invalid_value")
-        super(InvalidPathValue, self).__init__(message, **kwargs)
+        super().__init__(message, **kwargs)
 
 
 class MissingCredentials(Exception):
@@ -85,7 +81,7 @@ class MissingCredentials(Exception):
     def __init__(self, method, path):
         self.method = method
         self.path = path
-        super(MissingCredentials, self).__init__("%s %s needs an access token" % (method, path))
+        super().__init__("%s %s needs an access token" % (method, path))
 
 
 class ResponseLost(ApiError):

@@ -10,10 +10,6 @@ without one, or when that file cannot be shared, a client paces from its own res
 Like the rest of the client this file imports nothing from Ansible.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import random
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import QuotaFileUnusable

@@ -16,10 +16,6 @@ through the ``params`` of the request methods, never into the path.
 Like the rest of the client this file imports nothing from Ansible.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import re
 from urllib.parse import quote

@@ -26,10 +26,6 @@ The rules:
 Like the rest of the client this file imports nothing from Ansible.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import math
 from collections import namedtuple
 from email.utils import parsedate_to_datetime
@@ -92,9 +88,7 @@ def decide(attempt, kind, state, limits, now, jitter):
     if status == 429 and state.rate_limit_waited < limits.rate_limit_wait and (
             limits.rate_limit_retries is None or state.rate_limited < limits.rate_limit_retries):
         state = state._replace(rate_limited=state.rate_limited + 1)
-        decision = _wait_as_asked(headers, state.rate_limited, limits.rate_limit_wait - state.rate_limit_waited,
-                                  limits, state, now, jitter)
-        return decision._replace(state=state._replace(rate_limit_waited=state.rate_limit_waited + decision.wait))
+        return _wait_as_asked(headers, state.rate_limited, "rate_limit_waited", state, limits, now, jitter)
     asked_to_wait = bool(headers.get("Retry-After"))
     if (status == 503 and (kind.retry_unavailable or asked_to_wait)
             and state.transient < limits.transient_retries):
@@ -103,9 +97,7 @@ def decide(attempt, kind, state, limits, now, jitter):
         state = state._replace(transient=state.transient + 1)
         if not asked_to_wait:
             return _backoff(state, jitter)
-        decision = _wait_as_asked(headers, state.transient, limits.rate_limit_wait - state.unavailable_waited,
-                                  limits, state, now, jitter)
-        return decision._replace(state=state._replace(unavailable_waited=state.unavailable_waited + decision.wait))
+        return _wait_as_asked(headers, state.transient, "unavailable_waited", state, limits, now, jitter)
     if status >= 500 and status != 503:
         if kind.idempotent and state.transient < limits.transient_retries:
             return _backoff(state._replace(transient=state.transient + 1, outcome_unknown=True), jitter)
@@ -134,17 +126,20 @@ def _backoff(state, jitter):
     return Decision(RETRY, state, wait=backoff_seconds(state.transient, jitter))
 
 
-def _wait_as_asked(headers, attempt, budget, limits, state, now, jitter):
-    """Retry after what ``Retry-After`` asks (a backoff when it is missing or not understood),
-    or fail when that goes beyond ``budget``."""
+def _wait_as_asked(headers, number, waited, state, limits, now, jitter):
+    """Retry after what ``Retry-After`` asks (a backoff for the ``number``-th time when it is
+    missing or not understood), counting the wait in the ``waited`` field of ``state``; or fail
+    when that goes beyond what is left of ``rate_limit_wait``."""
+    budget = limits.rate_limit_wait - getattr(state, waited)
     delay = retry_after_seconds(headers.get("Retry-After"), now)
     if delay is None:
-        delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2 ** attempt)
+        delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2 ** number)
     if delay > budget:
         hint = ("The API asked to retry after %s, beyond the %d seconds the client waits in all; try again later"
                 % (shortened(headers.get("Retry-After"))[:60], limits.rate_limit_wait))
         return Decision(FAIL, state, hint=hint)
-    return Decision(RETRY, state, wait=min(budget, delay + jitter), as_asked=True)
+    wait = min(budget, delay + jitter)
+    return Decision(RETRY, state._replace(**{waited: getattr(state, waited) + wait}), wait=wait, as_asked=True)
 
 
 def backoff_seconds(attempt, jitter):

@@ -10,10 +10,6 @@ it as a ``TransportFailure`` of one of a few kinds.
 Like the rest of the client this file imports nothing from Ansible.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import time
 from urllib.parse import urlsplit
 
@@ -53,7 +49,7 @@ class TransportFailure(Exception):
     the error names the URL's path rather than the request's."""
 
     def __init__(self, kind, message, code=None, status=None, path=None):
-        super(TransportFailure, self).__init__(message)
+        super().__init__(message)
         self.kind = kind
         self.message = message
         self.code = code
@@ -191,7 +187,7 @@ def _too_large(url):
 
 class CrossOriginRedirect(Exception):
     def __init__(self, location):
-        super(CrossOriginRedirect, self).__init__(location)
+        super().__init__(location)
         self.location = location
 
 
@@ -205,9 +201,9 @@ if HAS_REQUESTS:
                 # requests prepares the next hop of a redirect it was told not to follow (for
                 # ``Response.next``): nothing to check, or to prepare, there.
                 return iter(())
-            return super(_SameOriginSession, self).resolve_redirects(resp, req, *args, **kwargs)
+            return super().resolve_redirects(resp, req, *args, **kwargs)
 
         def rebuild_auth(self, prepared_request, response):
             if origin(prepared_request.url) != origin(response.request.url):
                 raise CrossOriginRedirect(prepared_request.url)
-            return super(_SameOriginSession, self).rebuild_auth(prepared_request, response)
+            return super().rebuild_auth(prepared_request, response)

@@ -280,6 +280,16 @@ def test_a_connection_refused_is_reported_without_traceback_or_secret(emulator, 
     assert "no response from http://127.0.0.1:9/v1" in str(failure.value)
 
 
+def test_a_post_that_could_not_connect_is_sent_again_it_never_reached_the_api(tmp_path):
+    # Connecting failed (nothing listens there): even a create is safe to send again, and the
+    # failure is a plain ApiError, not a lost response to look for.
+    client = ApiClient("http://127.0.0.1:9/v1", None, None, sleep=lambda seconds: None)
+    with pytest.raises(ApiError) as failure:
+        client.request("POST", "/ssh-keys", json_body={"name": "k"}, authenticated=False)
+    assert type(failure.value) is ApiError
+    assert client.stats["requests"] == 6 and client.stats["retries"] == 5
+
+
 def test_retry_limits_are_per_client(make_client, control):
     control.add_fault(method="GET", path="/v1/ssh-keys", status=429, probability=1.0, retry_after=1)
     control.add_fault(method="GET", path="/v1/scripts", status=503, probability=1.0)
