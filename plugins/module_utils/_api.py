@@ -20,7 +20,7 @@ What it takes care of, so callers do not, each in its own file:
 - tolerant parsing of the API's response forms (bare or quoted ids, array-or-object reads), here;
 - URL paths built from validated, encoded values (``_api_paths``).
 
-Every name the rest of the collection uses is imported from this file.
+The rest of the collection imports every name of the client from this file.
 
 This file does not import anything from Ansible so the inventory plugin can use it as it is.
 """
@@ -112,6 +112,7 @@ def unexpected_answer(body, method, path, expected, prefix=""):
             type(body).__name__, type(body).__name__)
     return ApiError("the API answered %s%s where %s was expected" % (prefix, what, expected), method=method, path=path,
                     code="unexpected_answer")
+
 
 class ApiClient:
     """Authenticated, paced, retrying access to one Cloud Compute API endpoint.
