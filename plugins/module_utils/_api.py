@@ -34,21 +34,23 @@ from urllib.parse import urlsplit
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_auth import (
     DEFAULT_TOKEN_CACHE, TOKEN_PATH, Authentication, TokenCache, token_cache_disabled)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import (
-    ApiError, MissingCredentials, ResponseLost, shortened)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import RateLimitPacing
+    ApiError, InvalidPathValue, MissingCredentials, ResponseLost, shortened)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import RateLimitPacing, parse_rate_limit_header
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_paths import CODE, KEY, NAME, api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import (
     ANSWER, FAIL, MAX_RATE_LIMIT_WAIT, MAX_TRANSIENT_RETRIES, RENEW_TOKEN, Attempt, RequestKind, RetryLimits, RetryState,
-    backoff_seconds, decide)
+    backoff_seconds, decide, retry_after_seconds)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport import (
     HAS_REQUESTS, REQUESTS_IMPORT_ERROR, Transport, TransportFailure, checked_api_url)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import SharedQuota
 
 # What the rest of the collection imports from here, whichever part of the client it lives in.
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import InvalidPathValue  # noqa: F401
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import parse_rate_limit_header  # noqa: F401
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_paths import (  # noqa: F401
-    CODE, KEY, NAME, api_path, looks_like_id, path_value)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import retry_after_seconds  # noqa: F401
+__all__ = [
+    "CODE", "COLLECTION_VERSION", "DEFAULT_TOKEN_CACHE", "HAS_REQUESTS", "KEY", "NAME", "REQUESTS_IMPORT_ERROR",
+    "USER_AGENT", "ApiClient", "ApiError", "InvalidPathValue", "MissingCredentials", "Response", "TokenCache",
+    "api_path", "list_of_objects", "looks_like_id", "parse_created_id", "parse_rate_limit_header", "path_value",
+    "retry_after_seconds", "single_item",
+]
 
 COLLECTION_VERSION = "0.1.0"
 USER_AGENT = "cloudcompute.cloud/" + COLLECTION_VERSION
@@ -148,7 +150,7 @@ class ApiClient:
         self.notes = []
         self.pacing = RateLimitPacing(
             self.token_cache and SharedQuota(self.token_cache.quota_path, self.token_cache.key, clock, sleep),
-            clock, sleep, lambda text: self.notes.append(text))  # callers empty ``notes`` by replacing it
+            clock, sleep, self._note)
         # What this client did, for results and tests: requests sent, token exchanges, retries.
         self.stats = {"requests": 0, "token_requests": 0, "retries": 0, "rate_limited": 0, "paced_seconds": 0.0}
 
@@ -298,6 +300,9 @@ class ApiClient:
             return None, failure
         self.pacing.observe(raw.headers, quota_key)
         return raw, None
+
+    def _note(self, text):
+        self.notes.append(text)  # ``notes`` looked up each time: callers empty it by replacing the list
 
     def _exchange_token(self, body):
         self.stats["token_requests"] += 1
