@@ -57,7 +57,7 @@ def item_failures(body, action):
 def act_on_one(client, instance_id, action, **fields):
     """One action on one instance; False when the API says it already is in that state (204).
     A refusal raises ``ApiError`` with the API's status and message."""
-    response = client.put(PATH, dict(fields, action=action, id=instance_id))
+    response = client.request("PUT", PATH, json_body=dict(fields, action=action, id=instance_id))
     if response.status == 204:
         return False
     for failure in item_failures(response.body, action):
@@ -70,7 +70,7 @@ def act_on_many(client, instance_ids, action, **fields):
     the API answered 202). The request itself failing (400, 404...) raises ``ApiError``."""
     if not instance_ids:
         return []
-    response = client.put(PATH, dict(fields, action=action, id=list(instance_ids)))
+    response = client.request("PUT", PATH, json_body=dict(fields, action=action, id=list(instance_ids)))
     failures = item_failures(response.body, action)
     if response.status == 207 and not failures:
         # a 207 names the failed items; one that names none is read as "all failed, unknown why"

@@ -16,6 +16,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     parse_rate_limit_header,
     single_item,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import ResponseLost
 
 PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q unit@test"
 
@@ -281,6 +282,16 @@ def test_a_connection_refused_is_reported_without_traceback_or_secret(emulator, 
     assert "no response from http://127.0.0.1:9/v1" in str(failure.value)
 
 
+def test_a_post_that_could_not_connect_is_sent_again_it_never_reached_the_api(tmp_path):
+    # Connecting failed (nothing listens there): even a create is safe to send again, and the
+    # failure is a plain ApiError, not a lost response to look for.
+    client = ApiClient("http://127.0.0.1:9/v1", None, None, sleep=lambda seconds: None)
+    with pytest.raises(ApiError) as failure:
+        client.request("POST", "/ssh-keys", json_body={"name": "k"}, authenticated=False)
+    assert not isinstance(failure.value, ResponseLost)
+    assert client.stats["requests"] == 6 and client.stats["retries"] == 5
+
+
 def test_retry_limits_are_per_client(make_client, control):
     control.add_fault(method="GET", path="/v1/ssh-keys", status=429, probability=1.0, retry_after=1)
     control.add_fault(method="GET", path="/v1/scripts", status=503, probability=1.0)
@@ -329,12 +340,11 @@ def test_the_client_paces_itself_before_the_quota_runs_out(make_client, control)
 
 def test_pacing_delay_follows_the_headers(make_client):
     client = make_client()
-    now = client.clock()
-    client.rate_limits = {"project": {"q": 500, "w": 60, "r": 400, "t": 30, "at": now}}
+    client.pacing.observe({"RateLimit": '"project";r=400;t=30', "RateLimit-Policy": '"project";q=500;w=60'})
     assert client.pacing_delay() == 0
-    client.rate_limits["project"]["r"] = 9
+    client.pacing.observe({"RateLimit": '"project";r=9;t=30', "RateLimit-Policy": '"project";q=500;w=60'})
     assert 2.7 < client.pacing_delay() <= 3.1  # 30-31 s spread over the 10 requests left
-    client.rate_limits["project"]["r"] = 0
+    client.pacing.observe({"RateLimit": '"project";r=0;t=30', "RateLimit-Policy": '"project";q=500;w=60'})
     assert 30 < client.pacing_delay() <= 31  # t is rounded down: wait until surely reset
 
 

@@ -120,34 +120,34 @@ def test_a_lock_holder_killed_with_sigkill_blocks_nobody(tmp_path):
 def test_a_corrupt_state_file_means_pacing_alone_never_a_failure(make_client_with_cache, control):
     client, token_cache = make_client_with_cache()
     client.get("/ssh-keys")
-    state_file = client.shared_quota.path
+    state_file = client.pacing.shared_quota.path
     with open(state_file) as handle:
         assert json.load(handle)["quotas"][PROJECT]["q"] > 0  # the API's quota, learnt from its headers
     with open(state_file, "w") as handle:
         handle.write("{not json")
     corrupt, _cache = make_client_with_cache(token_cache)
     assert corrupt.get("/ssh-keys") == []
-    assert corrupt.shared_quota is None
+    assert corrupt.pacing.shared_quota is None
     assert corrupt.notes and "paced by this process alone" in corrupt.notes[0]
     # The file was reset: the next process shares again.
     following, _cache = make_client_with_cache(token_cache)
     assert following.get("/ssh-keys") == []
-    assert following.shared_quota is not None and following.notes == []
+    assert following.pacing.shared_quota is not None and following.notes == []
 
 
 def test_a_foreign_state_file_is_left_alone(make_client_with_cache):
     client, token_cache = make_client_with_cache()
     client.get("/ssh-keys")
     foreign = json.dumps({"format": "cloudcompute.cloud rate limits 1", "identity": "another", "quotas": {}})
-    with open(client.shared_quota.path, "w") as handle:
+    with open(client.pacing.shared_quota.path, "w") as handle:
         handle.write(foreign)
     other, _cache = make_client_with_cache(token_cache)
     assert other.get("/ssh-keys") == []
-    assert other.shared_quota is None and "another API URL" in other.notes[0]
-    with open(client.shared_quota.path) as handle:
+    assert other.pacing.shared_quota is None and "another API URL" in other.notes[0]
+    with open(client.pacing.shared_quota.path) as handle:
         assert handle.read() == foreign
 
 
 def test_no_state_file_without_the_token_cache(emulator):
     client = ApiClient(emulator.api_url, emulator.client_id, emulator.client_secret, token_cache="false")
-    assert client.get("/ssh-keys") == [] and client.shared_quota is None and client.notes == []
+    assert client.get("/ssh-keys") == [] and client.pacing.shared_quota is None and client.notes == []
