@@ -36,7 +36,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_auth impor
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import (
     ApiError, InvalidPathValue, MissingCredentials, ResponseLost, shortened)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import RateLimitPacing, parse_rate_limit_header
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_paths import CODE, KEY, NAME, api_path, looks_like_id, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_paths import CODE, ID, KEY, NAME, api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import (
     ANSWER, FAIL, MAX_RATE_LIMIT_WAIT, MAX_TRANSIENT_RETRIES, RENEW_TOKEN, Attempt, RequestKind, RetryLimits, RetryState,
     backoff_seconds, decide, retry_after_seconds)
@@ -46,7 +46,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import S
 
 # What the rest of the collection imports from here, whichever part of the client it lives in.
 __all__ = [
-    "CODE", "COLLECTION_VERSION", "DEFAULT_TOKEN_CACHE", "HAS_REQUESTS", "KEY", "NAME", "REQUESTS_IMPORT_ERROR",
+    "CODE", "COLLECTION_VERSION", "DEFAULT_TOKEN_CACHE", "HAS_REQUESTS", "ID", "KEY", "NAME", "REQUESTS_IMPORT_ERROR",
     "USER_AGENT", "ApiClient", "ApiError", "InvalidPathValue", "MissingCredentials", "Response", "TokenCache",
     "api_path", "list_of_objects", "looks_like_id", "parse_created_id", "parse_rate_limit_header", "path_value",
     "retry_after_seconds", "single_item",
