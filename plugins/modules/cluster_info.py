@@ -118,42 +118,23 @@ clusters:
       elements: dict
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    DEPLOYED_RESOURCE_OPTIONS,
+    RESOURCE_FILTERS,
+    exit_list_info,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
 
 
 def main():
     module = CloudComputeModule(
         argument_spec=dict(
-            id=dict(type="str"),
+            DEPLOYED_RESOURCE_OPTIONS,
             hostname=dict(type="str", aliases=["name"]),
-            status=dict(type="str"),
-            tags=dict(type="dict"),
-            location_code=dict(type="str", aliases=["location"]),
             cluster_type=dict(type="str"),
         ),
     )
-    params = module.params
-    tag_filter = normalize_tag_filter(params["tags"])
-
-    def wanted(cluster):
-        return ((params["hostname"] is None or cluster.get("hostname") == params["hostname"])
-                and (params["status"] is None or cluster.get("status") == params["status"])
-                and (params["location_code"] is None or cluster.get("location") == params["location_code"])
-                and (params["cluster_type"] is None or cluster.get("cluster_type") == params["cluster_type"])
-                and matches_tag_filter(cluster, tag_filter))
-
-    def read():
-        if params["id"]:
-            found = fetch_or_none(module.client, api_path("/clusters", path_value(params["id"], "id")))
-            clusters = [found] if found else []
-        else:
-            clusters = module.client.get_list("/clusters")
-        return [cluster for cluster in clusters if wanted(cluster)]
-
-    module.exit_json(changed=False, clusters=module.run(read))
+    exit_list_info(module, "clusters", "/clusters", filters=RESOURCE_FILTERS)
 
 
 if __name__ == "__main__":

@@ -92,9 +92,15 @@ instance_groups:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
+
+# A group's record names its location location_code, not location.
+FILTERS = (
+    Filter("name", "name", exactly),
+    Filter("location_code", "location_code"),
+    Filter("instance_type", "instance_type"),
+)
 
 
 def main():
@@ -106,22 +112,7 @@ def main():
             instance_type=dict(type="str"),
         ),
     )
-    params = module.params
-
-    def wanted(group):
-        return ((params["name"] is None or group.get("name") == params["name"])
-                and (params["location_code"] is None or group.get("location_code") == params["location_code"])
-                and (params["instance_type"] is None or group.get("instance_type") == params["instance_type"]))
-
-    def read():
-        if params["id"]:
-            found = fetch_or_none(module.client, api_path("/instance-groups", path_value(params["id"], "id")))
-            groups = [found] if found else []
-        else:
-            groups = module.client.get_list("/instance-groups")
-        return [group for group in groups if wanted(group)]
-
-    module.exit_json(changed=False, instance_groups=module.run(read))
+    exit_list_info(module, "instance_groups", "/instance-groups", filters=FILTERS)
 
 
 if __name__ == "__main__":
