@@ -176,8 +176,11 @@ def exit_list_info(module, key, path, query=None, filters=(), public=False, hint
             return client.get_all_pages(path, params=set_only(query))
         return read_list(client, path, query=query, public=public, hints=hints)
 
+    # Only the module's own options: the alias ``name`` of a ``hostname`` option is no name filter.
+    own_filters = [item_filter for item_filter in filters if item_filter.option in module.argument_spec]
+
     def read_results():
-        items = apply_filters(read_items(), filters, params)
+        items = apply_filters(read_items(), own_filters, params)
         return {key: shown(items) if shown else items}
 
     exit_info(module, read_results)
@@ -209,7 +212,7 @@ def exit_priced_catalog_info(module, key, path, filters):
 
 # The filter options of the resource info modules, each filtering the same way in every module
 # that has it (the API's records of instances, clusters and volumes name the location
-# ``location``). A module passes them all; those of options it does not have are skipped.
+# ``location``). A module passes them all; those of options it does not declare are skipped.
 RESOURCE_FILTERS = (
     Filter("name", "name", exactly),
     Filter("hostname", "hostname", exactly),

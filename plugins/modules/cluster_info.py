@@ -15,6 +15,8 @@ description:
   - Returns the project's clusters, all of them or those matching every filter given, with
     their jump host address, shared volumes and worker nodes.
   - The API lists clusters without filtering them; the filters are applied to its answer.
+    Hostnames, statuses and tag values match exactly; location and cluster type codes match
+    whatever their case, as in the catalog modules.
 author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
@@ -43,12 +45,12 @@ options:
     type: dict
   location_code:
     description:
-      - Return only clusters in this location.
+      - Return only clusters in this location (its code, whatever its case).
     type: str
     aliases: [location]
   cluster_type:
     description:
-      - Return only clusters of this cluster type, for example V(16H100).
+      - Return only clusters of this cluster type, for example V(16H100) (whatever its case).
     type: str
 seealso:
   - module: cloudcompute.cloud.cluster

@@ -15,6 +15,8 @@ description:
   - Returns the project's instance groups (oldest first), all of them or those matching every
     filter given. Deleted groups are never returned.
   - The API lists groups without filtering them; the filters are applied to its answer.
+    Names match exactly; location and instance type codes match whatever their case, as in
+    the catalog modules.
 author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
@@ -33,12 +35,12 @@ options:
     type: str
   location_code:
     description:
-      - Return only groups in this location.
+      - Return only groups in this location (its code, whatever its case).
     type: str
     aliases: [location]
   instance_type:
     description:
-      - Return only groups of this instance type.
+      - Return only groups of this instance type (its code, whatever its case).
     type: str
 seealso:
   - module: cloudcompute.cloud.instance_group

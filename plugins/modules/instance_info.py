@@ -15,6 +15,8 @@ description:
   - Returns the project's instances, all of them or those matching every filter given.
   - O(status) and O(tags) are sent to the API, which filters by them; the other filters are
     applied to the API's answer.
+  - Hostnames, statuses and tag values match exactly; location and instance type codes match
+    whatever their case, as in the catalog modules.
 author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
@@ -44,12 +46,12 @@ options:
     type: dict
   location_code:
     description:
-      - Return only instances in this location.
+      - Return only instances in this location (its code, whatever its case).
     type: str
     aliases: [location]
   instance_type:
     description:
-      - Return only instances of this instance type.
+      - Return only instances of this instance type (its code, whatever its case).
     type: str
 seealso:
   - module: cloudcompute.cloud.instance

@@ -31,7 +31,8 @@ options:
     type: str
   name_contains:
     description:
-      - Return only scripts whose name contains this text (the API's partial-name filter).
+      - Return only scripts whose name contains this text, in the same case (the API's partial-name
+        filter, which ignores case, narrows the list first).
     type: str
   order:
     description:
@@ -82,6 +83,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
+FILTERS = RESOURCE_FILTERS + (Filter("name_contains", "name", contains_text),)
+
 
 def main():
     module = CloudComputeModule(
@@ -96,8 +99,7 @@ def main():
     # The API's name filter is a partial match; an exact name narrows the list it answers.
     query = {"orderBy": "created_at", "orderDirection": params["order"],
              "name": params["name_contains"] or params["name"] or None}
-    exit_list_info(module, "startup_scripts", "/scripts", query=query, paged=True,
-                   filters=RESOURCE_FILTERS + (Filter("name_contains", "name", contains_text),))
+    exit_list_info(module, "startup_scripts", "/scripts", query=query, filters=FILTERS, paged=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ version_added: 0.1.0
 description:
   - Returns the project's active volumes, all of them or those matching every filter given,
     and with O(include_trash=true) the deleted volumes still in the trash.
+  - Names, statuses and tag values match exactly; the location code matches whatever its case,
+    as in the catalog modules.
 author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
@@ -38,7 +40,7 @@ options:
     type: str
   location_code:
     description:
-      - Return only volumes in this location.
+      - Return only volumes in this location (its code, whatever its case).
     type: str
     aliases: [location]
   tags:
@@ -136,7 +138,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 
-def in_view(volume, include_trash):
+def visible(volume, include_trash):
     """A deleted volume only with include_trash, and never one deleted for good."""
     return (include_trash or volume.get("status") != "deleted") and not volume.get("is_permanently_deleted")
 
@@ -155,11 +157,11 @@ def main():
         volumes = read_list(module.client, "/volumes", query={"status": params["status"] or None})
         if params["include_trash"] and params["status"] in (None, "deleted"):
             seen = set(volume["id"] for volume in volumes)
-            volumes.extend(volume for volume in module.client.get_list("/volumes/trash") if volume["id"] not in seen)
+            volumes.extend(volume for volume in read_list(module.client, "/volumes/trash") if volume["id"] not in seen)
         return volumes
 
     exit_list_info(module, "volumes", "/volumes", list_all=list_volumes,
-                   filters=RESOURCE_FILTERS + (Filter("include_trash", None, in_view),))
+                   filters=RESOURCE_FILTERS + (Filter("include_trash", None, visible),))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,12 @@ def test_codes_ignore_case_and_hostnames_match_exactly(api, run_module):
     assert by_hostname["instances"] == []
 
 
+def test_name_is_the_hostname(api, run_module):
+    api.answer(responses.GET, "/instances", json=[RUNNING, OTHER])
+    result = run_module(main, dict(name="web-2"))
+    assert [instance["id"] for instance in result["instances"]] == [OTHER["id"]]
+
+
 def test_by_id_reads_that_one_and_an_unknown_id_is_an_empty_list(api, run_module):
     api.answer(responses.GET, "/instances/" + INSTANCE_ID, json=RUNNING)
     api.answer(responses.GET, "/instances/" + OTHER["id"], json={"code": "not_found", "message": "no such instance"},
