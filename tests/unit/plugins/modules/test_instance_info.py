@@ -54,7 +54,7 @@ def test_by_id_reads_that_one_and_an_unknown_id_is_an_empty_list(api, run_module
     found = run_module(main, dict(id=INSTANCE_ID, return_jupyter_token=True))
     missing = run_module(main, dict(id=OTHER["id"]))
     assert found["instances"][0]["jupyter_token"] == "jupyter-secret-token"
-    assert missing == dict(missing, changed=False, instances=[])
+    assert missing["changed"] is False and missing["instances"] == []
     assert api.sent == [("GET", "/instances/" + INSTANCE_ID), ("GET", "/instances/" + OTHER["id"])]
 
 
