@@ -5,9 +5,20 @@
 """What the read-only ``_info`` modules share: read a list, narrow it with local filters, and
 return it under the module's plural key, changing nothing (so check mode is the same run).
 
-A catalog module is a declaration: its path, its query, whether the endpoint is public, and its
-``Filter`` options. Public catalog endpoints are read without a token, so they need no
-credentials and cost no token exchange.
+An info module is a declaration: its path, its server-side query, whether the endpoint is
+public, and its ``Filter`` options; ``exit_list_info`` does the rest. Public catalog endpoints
+are read without a token, so they need no credentials and cost no token exchange. A resource
+module's ``id`` option reads that one resource (an empty list when the API does not know it).
+
+Filters compare one way in every info module:
+
+- codes of the public catalogs — instance and cluster type codes, GPU models, manufacturers,
+  location and country codes, image types and categories — match whatever their case, as a
+  user types ``h100`` or ``fin-01`` (``equals_any_case``, the default, and ``includes``);
+- what a user names or the API reports — ids, names, hostnames, statuses, tag values — matches
+  exactly, as the API spells it (``exactly``, ``contains_text``, ``carries_tags``); tag keys
+  match whatever their case, as the API lowercases them;
+- numbers compare as numbers (``at_least``, ``at_most``), and several filters combine with AND.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,12 +27,15 @@ __metaclass__ = type
 
 from contextlib import contextmanager
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
 
 
 def field_value(item, path):
-    """The value at a dotted ``path`` in a nested dict (``gpu.number_of_gpus``); None if absent."""
-    for part in path.split("."):
+    """The value at a dotted ``path`` in a nested dict (``gpu.number_of_gpus``); None if absent;
+    the item itself for the path None."""
+    for part in path.split(".") if path else ():
         item = item.get(part) if isinstance(item, dict) else None
     return item
 
@@ -39,18 +53,33 @@ def _number(value):
 
 
 # Tests: test(value of the item's field, the option's value) -> keep the item?
-def one_of(value, wanted):
-    """The field equals one of the wanted values (a list option); text compares case-insensitively."""
+def equals_any_case(value, wanted):
+    """The field equals the wanted value, or one of them for a list option; text compares
+    whatever its case (catalog codes)."""
+    wanted = wanted if isinstance(wanted, list) else [wanted]
     return _folded(value) in [_folded(entry) for entry in wanted]
 
 
-def equals(value, wanted):
-    return _folded(value) == _folded(wanted)
+def exactly(value, wanted):
+    """The field is the wanted value as the API spells it (names, ids, hostnames, statuses)."""
+    return value == wanted
+
+
+def contains_text(value, wanted):
+    """The field is text holding the wanted text, in the same case (a part of a name)."""
+    return isinstance(value, str) and wanted in value
 
 
 def includes(values, wanted):
-    """The field is a list that holds the wanted value (case-insensitively)."""
-    return isinstance(values, list) and one_of(wanted, values)
+    """The field is a list that holds the wanted value, whatever its case (catalog codes)."""
+    return isinstance(values, list) and equals_any_case(wanted, values)
+
+
+def carries_tags(tags, wanted):
+    """The field is the API's tag records and holds every tag of the wanted ``{key: value}``:
+    keys whatever their case (the API lowercases them), values exactly; a null value matches
+    the key with any value."""
+    return matches_tag_filter({"tags": tags}, normalize_tag_filter(wanted))
 
 
 def at_least(value, wanted):
@@ -64,10 +93,11 @@ def at_most(value, wanted):
 
 
 class Filter:
-    """A filter option of an info module: keep the items whose ``field`` (a dotted path) passes
-    ``test(value, option value)``. An option left unset (None, or an empty list) keeps all."""
+    """A filter option of an info module: keep the items whose ``field`` (a dotted path; None for
+    the whole item) passes ``test(value, option value)``. An option left unset (None, or an
+    empty list or dict) keeps all."""
 
-    def __init__(self, option, field, test=one_of):
+    def __init__(self, option, field, test=equals_any_case):
         self.option = option
         self.field = field
         self.test = test
@@ -79,7 +109,7 @@ class Filter:
 def apply_filters(items, filters, params):
     for item_filter in filters:
         wanted = params.get(item_filter.option)
-        if wanted is None or wanted == []:
+        if wanted is None or wanted == [] or wanted == {}:
             continue
         items = [item for item in items if item_filter.keeps(item, wanted)]
     return items
@@ -120,10 +150,83 @@ def exit_info(module, read_results):
     module.exit_json(changed=False, **module.run(read_results))
 
 
-def exit_list_info(module, key, path, query=None, filters=(), public=False, hints=None):
-    """The whole behaviour of a plain catalog info module: read ``path``, keep what the filter
-    options ask for, and exit with the list under ``key``."""
+def exit_list_info(module, key, path, query=None, filters=(), public=False, hints=None, paged=False,
+                   list_all=None, shown=None):
+    """The whole behaviour of an info module that returns a list under ``key``:
+
+    - when the module's ``id`` option is set, the one item at ``path``/id, or none when the API
+      answers 404;
+    - otherwise the list at ``path`` with the entries of ``query`` that are set (the API's own
+      filters), every page of it when ``paged``; ``list_all()`` instead where the list takes
+      more than one read;
+    - of those, the items every filter option keeps (the API's filters are applied again, so
+      an API that ignores one still gives the right answer), passed through ``shown`` (to mask
+      credentials) when given.
+    """
+    params = module.params
+
+    def read_items():
+        client = module.client  # built inside module.run, which reports what building it refuses
+        if params.get("id"):
+            found = fetch_or_none(client, api_path(path, path_value(params["id"], "id")))
+            return [found] if found else []
+        if list_all:
+            return list_all()
+        if paged:
+            return client.get_all_pages(path, params=set_only(query))
+        return read_list(client, path, query=query, public=public, hints=hints)
+
+    # Only the module's own options: the alias ``name`` of a ``hostname`` option is no name filter.
+    own_filters = [item_filter for item_filter in filters if item_filter.option in module.argument_spec]
+
     def read_results():
-        items = read_list(module.client, path, query=query, public=public, hints=hints)
-        return {key: apply_filters(items, filters, module.params)}
+        items = apply_filters(read_items(), own_filters, params)
+        return {key: shown(items) if shown else items}
+
     exit_info(module, read_results)
+
+
+# The hardware catalogs (instance types, cluster types): public, priced in the chosen currency,
+# and filtered alike by GPU model, manufacturer, price and supported image.
+PRICED_CATALOG_OPTIONS = dict(
+    currency=dict(type="str", choices=["usd", "eur"], default="usd"),
+    gpu_model=dict(type="list", elements="str"),
+    manufacturer=dict(type="list", elements="str"),
+    max_price_per_hour=dict(type="float"),
+    image=dict(type="str"),
+)
+PRICED_CATALOG_FILTERS = (
+    Filter("gpu_model", "model"),
+    Filter("manufacturer", "manufacturer"),
+    Filter("max_price_per_hour", "price_per_hour", at_most),
+    Filter("image", "supported_os", includes),
+)
+
+
+def exit_priced_catalog_info(module, key, path, filters):
+    """A hardware catalog (``PRICED_CATALOG_OPTIONS`` and the module's own ``filters``) in the
+    chosen currency."""
+    exit_list_info(module, key, path, query={"currency": module.params["currency"]},
+                   filters=PRICED_CATALOG_FILTERS + tuple(filters), public=True)
+
+
+# The filter options of the resource info modules, each filtering the same way in every module
+# that has it (the API's records of instances, clusters and volumes name the location
+# ``location``). A module passes them all; those of options it does not declare are skipped.
+RESOURCE_FILTERS = (
+    Filter("name", "name", exactly),
+    Filter("hostname", "hostname", exactly),
+    Filter("status", "status", exactly),
+    Filter("location_code", "location"),
+    Filter("instance_type", "instance_type"),
+    Filter("cluster_type", "cluster_type"),
+    Filter("tags", "tags", carries_tags),
+)
+# The options the info modules of instances, clusters and volumes share: the one by id, or those
+# in a status, in a location and carrying tags.
+DEPLOYED_RESOURCE_OPTIONS = dict(
+    id=dict(type="str"),
+    status=dict(type="str"),
+    location_code=dict(type="str", aliases=["location"]),
+    tags=dict(type="dict"),
+)

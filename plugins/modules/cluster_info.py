@@ -15,6 +15,8 @@ description:
   - Returns the project's clusters, all of them or those matching every filter given, with
     their jump host address, shared volumes and worker nodes.
   - The API lists clusters without filtering them; the filters are applied to its answer.
+    Hostnames, statuses and tag values match exactly; location and cluster type codes match
+    whatever their case, as in the catalog modules.
 author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
@@ -43,12 +45,12 @@ options:
     type: dict
   location_code:
     description:
-      - Return only clusters in this location.
+      - Return only clusters in this location (its code, whatever its case).
     type: str
     aliases: [location]
   cluster_type:
     description:
-      - Return only clusters of this cluster type, for example V(16H100).
+      - Return only clusters of this cluster type, for example V(16H100) (whatever its case).
     type: str
 seealso:
   - module: cloudcompute.cloud.cluster
@@ -118,42 +120,23 @@ clusters:
       elements: dict
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    DEPLOYED_RESOURCE_OPTIONS,
+    RESOURCE_FILTERS,
+    exit_list_info,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
 
 
 def main():
     module = CloudComputeModule(
         argument_spec=dict(
-            id=dict(type="str"),
+            DEPLOYED_RESOURCE_OPTIONS,
             hostname=dict(type="str", aliases=["name"]),
-            status=dict(type="str"),
-            tags=dict(type="dict"),
-            location_code=dict(type="str", aliases=["location"]),
             cluster_type=dict(type="str"),
         ),
     )
-    params = module.params
-    tag_filter = normalize_tag_filter(params["tags"])
-
-    def wanted(cluster):
-        return ((params["hostname"] is None or cluster.get("hostname") == params["hostname"])
-                and (params["status"] is None or cluster.get("status") == params["status"])
-                and (params["location_code"] is None or cluster.get("location") == params["location_code"])
-                and (params["cluster_type"] is None or cluster.get("cluster_type") == params["cluster_type"])
-                and matches_tag_filter(cluster, tag_filter))
-
-    def read():
-        if params["id"]:
-            found = fetch_or_none(module.client, api_path("/clusters", path_value(params["id"], "id")))
-            clusters = [found] if found else []
-        else:
-            clusters = module.client.get_list("/clusters")
-        return [cluster for cluster in clusters if wanted(cluster)]
-
-    module.exit_json(changed=False, clusters=module.run(read))
+    exit_list_info(module, "clusters", "/clusters", filters=RESOURCE_FILTERS)
 
 
 if __name__ == "__main__":

@@ -133,35 +133,21 @@ cluster_types:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    PRICED_CATALOG_OPTIONS,
     Filter,
-    at_most,
-    exit_list_info,
-    includes,
+    exit_priced_catalog_info,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
-
-FILTERS = (
-    Filter("cluster_type", "cluster_type"),
-    Filter("gpu_model", "model"),
-    Filter("manufacturer", "manufacturer"),
-    Filter("max_price_per_hour", "price_per_hour", at_most),
-    Filter("image", "supported_os", includes),
-)
 
 
 def main():
     module = CloudComputeModule(
         argument_spec=dict(
-            currency=dict(type="str", choices=["usd", "eur"], default="usd"),
+            PRICED_CATALOG_OPTIONS,
             cluster_type=dict(type="list", elements="str"),
-            gpu_model=dict(type="list", elements="str"),
-            manufacturer=dict(type="list", elements="str"),
-            max_price_per_hour=dict(type="float"),
-            image=dict(type="str"),
         ),
     )
-    exit_list_info(module, "cluster_types", "/cluster-types", query={"currency": module.params["currency"]},
-                   filters=FILTERS, public=True)
+    exit_priced_catalog_info(module, "cluster_types", "/cluster-types", [Filter("cluster_type", "cluster_type")])
 
 
 if __name__ == "__main__":

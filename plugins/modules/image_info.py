@@ -119,7 +119,7 @@ images:
       type: bool
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, equals, exit_list_info
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 PATHS = {"os": "/images", "cluster": "/images/cluster"}
@@ -128,7 +128,7 @@ TYPE_CATALOGS = {"os": "instance_type_info", "cluster": "cluster_type_info"}
 FILTERS = (
     Filter("image_type", "image_type"),
     Filter("category", "category"),
-    Filter("default", "is_default", equals),
+    Filter("default", "is_default", exactly),
 )
 
 

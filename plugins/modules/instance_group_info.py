@@ -15,6 +15,8 @@ description:
   - Returns the project's instance groups (oldest first), all of them or those matching every
     filter given. Deleted groups are never returned.
   - The API lists groups without filtering them; the filters are applied to its answer.
+    Names match exactly; location and instance type codes match whatever their case, as in
+    the catalog modules.
 author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
@@ -33,12 +35,12 @@ options:
     type: str
   location_code:
     description:
-      - Return only groups in this location.
+      - Return only groups in this location (its code, whatever its case).
     type: str
     aliases: [location]
   instance_type:
     description:
-      - Return only groups of this instance type.
+      - Return only groups of this instance type (its code, whatever its case).
     type: str
 seealso:
   - module: cloudcompute.cloud.instance_group
@@ -92,9 +94,15 @@ instance_groups:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
+
+# A group's record names its location location_code, not location.
+FILTERS = (
+    Filter("name", "name", exactly),
+    Filter("location_code", "location_code"),
+    Filter("instance_type", "instance_type"),
+)
 
 
 def main():
@@ -106,22 +114,7 @@ def main():
             instance_type=dict(type="str"),
         ),
     )
-    params = module.params
-
-    def wanted(group):
-        return ((params["name"] is None or group.get("name") == params["name"])
-                and (params["location_code"] is None or group.get("location_code") == params["location_code"])
-                and (params["instance_type"] is None or group.get("instance_type") == params["instance_type"]))
-
-    def read():
-        if params["id"]:
-            found = fetch_or_none(module.client, api_path("/instance-groups", path_value(params["id"], "id")))
-            groups = [found] if found else []
-        else:
-            groups = module.client.get_list("/instance-groups")
-        return [group for group in groups if wanted(group)]
-
-    module.exit_json(changed=False, instance_groups=module.run(read))
+    exit_list_info(module, "instance_groups", "/instance-groups", filters=FILTERS)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ description:
   - Returns the project's instances, all of them or those matching every filter given.
   - O(status) and O(tags) are sent to the API, which filters by them; the other filters are
     applied to the API's answer.
+  - Hostnames, statuses and tag values match exactly; location and instance type codes match
+    whatever their case, as in the catalog modules.
 author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
@@ -44,12 +46,12 @@ options:
     type: dict
   location_code:
     description:
-      - Return only instances in this location.
+      - Return only instances in this location (its code, whatever its case).
     type: str
     aliases: [location]
   instance_type:
     description:
-      - Return only instances of this instance type.
+      - Return only instances of this instance type (its code, whatever its case).
     type: str
 seealso:
   - module: cloudcompute.cloud.instance
@@ -130,53 +132,30 @@ instances:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import JUPYTER_TOKEN_ARGUMENT_SPEC, CloudComputeModule
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
-    matches_tag_filter,
-    normalize_tag_filter,
-    tag_filter_query,
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    DEPLOYED_RESOURCE_OPTIONS,
+    RESOURCE_FILTERS,
+    exit_list_info,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import JUPYTER_TOKEN_ARGUMENT_SPEC, CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import normalize_tag_filter, tag_filter_query
 
 
 def main():
     module = CloudComputeModule(
         argument_spec=dict(
-            id=dict(type="str"),
+            DEPLOYED_RESOURCE_OPTIONS,
             hostname=dict(type="str", aliases=["name"]),
-            status=dict(type="str"),
-            tags=dict(type="dict"),
-            location_code=dict(type="str", aliases=["location"]),
             instance_type=dict(type="str"),
             **JUPYTER_TOKEN_ARGUMENT_SPEC
         ),
     )
     params = module.params
-    tag_filter = normalize_tag_filter(params["tags"])
-
-    def wanted(instance):
-        return ((params["hostname"] is None or instance.get("hostname") == params["hostname"])
-                and (params["status"] is None or instance.get("status") == params["status"])
-                and (params["location_code"] is None or instance.get("location") == params["location_code"])
-                and (params["instance_type"] is None or instance.get("instance_type") == params["instance_type"])
-                and matches_tag_filter(instance, tag_filter))
-
-    def read():
-        if params["id"]:
-            found = fetch_or_none(module.client, api_path("/instances", path_value(params["id"], "id")))
-            instances = [found] if found else []
-        else:
-            query = {}
-            if params["status"]:
-                query["status"] = params["status"]
-            if tag_filter:
-                query["tag"] = tag_filter_query(tag_filter)
-            instances = module.client.get_list("/instances", params=query or None)
-        # the API's filters are applied again: an API that ignores one still gives right answers
-        return module.hide_jupyter_tokens([instance for instance in instances if wanted(instance)])
-
-    module.exit_json(changed=False, instances=module.run(read))
+    # The API filters instances by status and tags itself.
+    query = {"status": params["status"] or None,
+             "tag": tag_filter_query(normalize_tag_filter(params["tags"])) or None}
+    exit_list_info(module, "instances", "/instances", query=query, filters=RESOURCE_FILTERS,
+                   shown=module.hide_jupyter_tokens)
 
 
 if __name__ == "__main__":

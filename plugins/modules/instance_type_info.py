@@ -193,42 +193,33 @@ instance_types:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    PRICED_CATALOG_OPTIONS,
     Filter,
     at_least,
     at_most,
-    exit_list_info,
-    includes,
+    exit_priced_catalog_info,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 FILTERS = (
     Filter("instance_type", "instance_type"),
-    Filter("gpu_model", "model"),
-    Filter("manufacturer", "manufacturer"),
     Filter("min_gpus", "gpu.number_of_gpus", at_least),
     Filter("max_gpus", "gpu.number_of_gpus", at_most),
     Filter("min_gpu_memory", "gpu_memory.size_in_gigabytes", at_least),
-    Filter("max_price_per_hour", "price_per_hour", at_most),
-    Filter("image", "supported_os", includes),
 )
 
 
 def main():
     module = CloudComputeModule(
         argument_spec=dict(
-            currency=dict(type="str", choices=["usd", "eur"], default="usd"),
+            PRICED_CATALOG_OPTIONS,
             instance_type=dict(type="list", elements="str"),
-            gpu_model=dict(type="list", elements="str"),
-            manufacturer=dict(type="list", elements="str"),
             min_gpus=dict(type="int"),
             max_gpus=dict(type="int"),
             min_gpu_memory=dict(type="int"),
-            max_price_per_hour=dict(type="float"),
-            image=dict(type="str"),
         ),
     )
-    exit_list_info(module, "instance_types", "/instance-types", query={"currency": module.params["currency"]},
-                   filters=FILTERS, public=True)
+    exit_priced_catalog_info(module, "instance_types", "/instance-types", FILTERS)
 
 
 if __name__ == "__main__":

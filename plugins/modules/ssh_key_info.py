@@ -67,9 +67,8 @@ ssh_keys:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import RESOURCE_FILTERS, exit_list_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 
 
 def main():
@@ -79,18 +78,7 @@ def main():
             name=dict(type="str"),
         ),
     )
-
-    def read():
-        if module.params["id"]:
-            found = fetch_or_none(module.client, api_path("/ssh-keys", path_value(module.params["id"], "id")))
-            keys = [found] if found else []
-        else:
-            keys = module.client.get_list("/ssh-keys")
-        if module.params["name"] is not None:
-            keys = [key for key in keys if key.get("name") == module.params["name"]]
-        return keys
-
-    module.exit_json(changed=False, ssh_keys=module.run(read))
+    exit_list_info(module, "ssh_keys", "/ssh-keys", filters=RESOURCE_FILTERS)
 
 
 if __name__ == "__main__":

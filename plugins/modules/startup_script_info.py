@@ -31,7 +31,8 @@ options:
     type: str
   name_contains:
     description:
-      - Return only scripts whose name contains this text (the API's partial-name filter).
+      - Return only scripts whose name contains this text, in the same case (the API's partial-name
+        filter, which ignores case, narrows the list first).
     type: str
   order:
     description:
@@ -74,9 +75,15 @@ startup_scripts:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    RESOURCE_FILTERS,
+    Filter,
+    contains_text,
+    exit_list_info,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
+
+FILTERS = RESOURCE_FILTERS + (Filter("name_contains", "name", contains_text),)
 
 
 def main():
@@ -89,24 +96,10 @@ def main():
         ),
     )
     params = module.params
-
-    def read():
-        if params["id"]:
-            found = fetch_or_none(module.client, api_path("/scripts", path_value(params["id"], "id")))
-            scripts = [found] if found else []
-        else:
-            query = {"orderBy": "created_at", "orderDirection": params["order"]}
-            partial = params["name_contains"] or params["name"]
-            if partial:
-                query["name"] = partial
-            scripts = module.client.get_all_pages("/scripts", params=query)
-        if params["name"] is not None:
-            scripts = [script for script in scripts if script.get("name") == params["name"]]
-        if params["name_contains"]:
-            scripts = [script for script in scripts if params["name_contains"] in script.get("name", "")]
-        return scripts
-
-    module.exit_json(changed=False, startup_scripts=module.run(read))
+    # The API's name filter is a partial match; an exact name narrows the list it answers.
+    query = {"orderBy": "created_at", "orderDirection": params["order"],
+             "name": params["name_contains"] or params["name"] or None}
+    exit_list_info(module, "startup_scripts", "/scripts", query=query, filters=FILTERS, paged=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ version_added: 0.1.0
 description:
   - Returns the project's active volumes, all of them or those matching every filter given,
     and with O(include_trash=true) the deleted volumes still in the trash.
+  - Names, statuses and tag values match exactly; the location code matches whatever its case,
+    as in the catalog modules.
 author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
@@ -38,7 +40,7 @@ options:
     type: str
   location_code:
     description:
-      - Return only volumes in this location.
+      - Return only volumes in this location (its code, whatever its case).
     type: str
     aliases: [location]
   tags:
@@ -126,47 +128,40 @@ volumes:
       returned: for deleted volumes
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    DEPLOYED_RESOURCE_OPTIONS,
+    RESOURCE_FILTERS,
+    Filter,
+    exit_list_info,
+    read_list,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
+
+
+def visible(volume, include_trash):
+    """A deleted volume only with include_trash, and never one deleted for good."""
+    return (include_trash or volume.get("status") != "deleted") and not volume.get("is_permanently_deleted")
 
 
 def main():
     module = CloudComputeModule(
         argument_spec=dict(
-            id=dict(type="str"),
+            DEPLOYED_RESOURCE_OPTIONS,
             name=dict(type="str"),
-            status=dict(type="str"),
-            location_code=dict(type="str", aliases=["location"]),
-            tags=dict(type="dict"),
             include_trash=dict(type="bool", default=False),
         ),
     )
     params = module.params
-    tag_filter = normalize_tag_filter(params["tags"])
 
-    def wanted(volume):
-        return ((params["include_trash"] or volume.get("status") != "deleted")
-                and not volume.get("is_permanently_deleted")
-                and (params["name"] is None or volume.get("name") == params["name"])
-                and (params["status"] is None or volume.get("status") == params["status"])
-                and (params["location_code"] is None or volume.get("location") == params["location_code"])
-                and matches_tag_filter(volume, tag_filter))
+    def list_volumes():
+        volumes = read_list(module.client, "/volumes", query={"status": params["status"] or None})
+        if params["include_trash"] and params["status"] in (None, "deleted"):
+            seen = set(volume["id"] for volume in volumes)
+            volumes.extend(volume for volume in read_list(module.client, "/volumes/trash") if volume["id"] not in seen)
+        return volumes
 
-    def read():
-        if params["id"]:
-            found = fetch_or_none(module.client, api_path("/volumes", path_value(params["id"], "id")))
-            volumes = [found] if found else []
-        else:
-            query = {"status": params["status"]} if params["status"] else None
-            volumes = module.client.get_list("/volumes", params=query)
-            if params["include_trash"] and params["status"] in (None, "deleted"):
-                seen = set(volume["id"] for volume in volumes)
-                volumes.extend(volume for volume in module.client.get_list("/volumes/trash") if volume["id"] not in seen)
-        return [volume for volume in volumes if wanted(volume)]
-
-    module.exit_json(changed=False, volumes=module.run(read))
+    exit_list_info(module, "volumes", "/volumes", list_all=list_volumes,
+                   filters=RESOURCE_FILTERS + (Filter("include_trash", None, visible),))
 
 
 if __name__ == "__main__":

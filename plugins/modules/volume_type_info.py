@@ -94,12 +94,12 @@ volume_types:
       type: float
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, equals, exit_list_info
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 FILTERS = (
     Filter("type", "type"),
-    Filter("shared_fs", "is_shared_fs", equals),
+    Filter("shared_fs", "is_shared_fs", exactly),
 )
 
 
