@@ -48,8 +48,11 @@ def control(emulator_reset):
 
 def clean_environment(**extra):
     """os.environ without ANSIBLE_*, CLOUDCOMPUTE_* and PYTHONPATH, plus ``extra``."""
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("ANSIBLE_", "CLOUDCOMPUTE_")) and key != "PYTHONPATH"}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("ANSIBLE_", "CLOUDCOMPUTE_")) and key != "PYTHONPATH"
+    }
     env.update({key: str(value) for key, value in extra.items()})
     return env
 
@@ -71,8 +74,12 @@ def checkout():
 
 def git_visible_files(repo):
     """Paths (relative) git tracks or would track: what a clone plus local edits contain."""
-    listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                             cwd=repo, capture_output=True, check=True).stdout
+    listing = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=repo,
+        capture_output=True,
+        check=True,
+    ).stdout
     return sorted({path for path in listing.decode().split("\0") if path and (repo / path).is_file()})
 
 
@@ -93,9 +100,13 @@ def collection_source(checkout, tmp_path_factory):
 def collection_tarball(collection_source, tmp_path_factory):
     """The collection tarball, built with ansible-galaxy from ``collection_source``."""
     output = tmp_path_factory.mktemp("collection-build")
-    subprocess.run([str(BIN / "ansible-galaxy"), "collection", "build", "--output-path", str(output),
-                    str(collection_source)],
-                   env=clean_environment(), capture_output=True, text=True, check=True)
+    subprocess.run(
+        [str(BIN / "ansible-galaxy"), "collection", "build", "--output-path", str(output), str(collection_source)],
+        env=clean_environment(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     (tarball,) = output.glob("cloudcompute-cloud-*.tar.gz")
     return tarball
 
@@ -106,8 +117,21 @@ def installed_collection(collection_tarball, tmp_path_factory):
     collections = tmp_path_factory.mktemp("installed") / "collections"
     # Only the target directory counts as a collections path: a copy installed in ~/.ansible by
     # anything else must not make ansible-galaxy answer "already installed".
-    subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--offline", "--force",
-                    "--collections-path", str(collections), str(collection_tarball)],
-                   env=clean_environment(ANSIBLE_COLLECTIONS_PATH=collections), capture_output=True, text=True, check=True)
+    subprocess.run(
+        [
+            str(BIN / "ansible-galaxy"),
+            "collection",
+            "install",
+            "--offline",
+            "--force",
+            "--collections-path",
+            str(collections),
+            str(collection_tarball),
+        ],
+        env=clean_environment(ANSIBLE_COLLECTIONS_PATH=collections),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert (collections / "ansible_collections" / "cloudcompute" / "cloud" / "MANIFEST.json").is_file()
     return collections

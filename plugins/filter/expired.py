@@ -1,10 +1,5 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 name: expired
@@ -78,6 +73,7 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import CHARGED_KINDS
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import (
     parse_duration,
@@ -88,24 +84,30 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import 
 
 
 def summarised(charged_kind, record):
-    return dict(charged_kind.summary(record), instance_id=record.get("instance_id"),
-                expires_at=record["expires_at"], **({"reason": record["reason"]} if "reason" in record else {}))
+    return dict(
+        charged_kind.summary(record),
+        instance_id=record.get("instance_id"),
+        expires_at=record["expires_at"],
+        **({"reason": record["reason"]} if "reason" in record else {}),
+    )
 
 
 def expired(resources, kind, now=None, grace="0s"):
     if not isinstance(resources, list) or not all(isinstance(item, dict) for item in resources):
         raise AnsibleFilterError("expired expects a list of resources (dictionaries)")
     if kind not in CHARGED_KINDS:
-        raise AnsibleFilterError("expired: kind must be one of %s, not %r" % (", ".join(CHARGED_KINDS), kind))
+        raise AnsibleFilterError("expired: kind must be one of {}, not {!r}".format(", ".join(CHARGED_KINDS), kind))
     try:
         moment = parse_timestamp(now) if now else utc_now()
         grace_seconds = parse_duration(grace)
     except ValueError as error:
-        raise AnsibleFilterError("expired: %s" % error)
+        raise AnsibleFilterError(f"expired: {error}")
     found, unreadable = sort_by_expiry(resources, moment, grace_seconds)
     charged_kind = CHARGED_KINDS[kind]
-    return {"expired": [summarised(charged_kind, record) for record in found],
-            "unreadable": [summarised(charged_kind, record) for record in unreadable]}
+    return {
+        "expired": [summarised(charged_kind, record) for record in found],
+        "unreadable": [summarised(charged_kind, record) for record in unreadable],
+    }
 
 
 class FilterModule:

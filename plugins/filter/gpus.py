@@ -1,13 +1,8 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """Filters of the ``ready`` role: what ``nvidia-smi`` reports, and what an instance type promises.
 Their documentation is in the YAML files beside this one."""
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 import re
 
@@ -32,7 +27,7 @@ def _field_name(header):
 def nvidia_smi_gpus(output):
     """Parse ``nvidia-smi --query-gpu=<fields> --format=csv`` (with its header line)."""
     if not isinstance(output, str):
-        raise AnsibleFilterError("nvidia_smi_gpus expects the text nvidia-smi printed, got %s" % type(output).__name__)
+        raise AnsibleFilterError(f"nvidia_smi_gpus expects the text nvidia-smi printed, got {type(output).__name__}")
     gpus, errors, fields = [], [], None
     for line in output.splitlines():
         line = line.strip()

@@ -1,10 +1,5 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 name: cloudcompute
@@ -332,9 +327,16 @@ display = Display()
 
 CONFIG_SUFFIXES = ("cloudcompute.yml", "cloudcompute.yaml")
 ALL_HOSTS_GROUP = "cloudcompute"
-KIND_GROUPS = {"instance": "cloudcompute_instances", "jump_host": "cloudcompute_jump_hosts", "worker": "cloudcompute_workers"}
-CREDENTIAL_VARIABLES = {"api_url": "CLOUDCOMPUTE_API_URL", "client_id": "CLOUDCOMPUTE_CLIENT_ID",
-                        "client_secret": "CLOUDCOMPUTE_CLIENT_SECRET"}
+KIND_GROUPS = {
+    "instance": "cloudcompute_instances",
+    "jump_host": "cloudcompute_jump_hosts",
+    "worker": "cloudcompute_workers",
+}
+CREDENTIAL_VARIABLES = {
+    "api_url": "CLOUDCOMPUTE_API_URL",
+    "client_id": "CLOUDCOMPUTE_CLIENT_ID",
+    "client_secret": "CLOUDCOMPUTE_CLIENT_SECRET",
+}
 PROJECT_OPTIONS = ("name", "api_url", "client_id", "client_secret")
 FILTER_NAMES = ("status", "location", "instance_type", "cluster_type", "tags")
 # The filters that apply to each kind of host (a worker's location and tags are its cluster's,
@@ -395,20 +397,25 @@ class Criteria:
 
     def __init__(self, spec, option, defaults=None):
         if not isinstance(spec, dict):
-            raise AnsibleParserError("cloudcompute inventory: %s must be a dictionary, got %r" % (option, spec))
+            raise AnsibleParserError(f"cloudcompute inventory: {option} must be a dictionary, got {spec!r}")
         unknown = sorted(str(name) for name in set(spec) - set(FILTER_NAMES))
         if unknown:
-            raise AnsibleParserError("cloudcompute inventory: unknown %s %s (known: %s)"
-                                     % (option, ", ".join(unknown), ", ".join(FILTER_NAMES)))
+            raise AnsibleParserError(
+                "cloudcompute inventory: unknown {} {} (known: {})".format(
+                    option, ", ".join(unknown), ", ".join(FILTER_NAMES)
+                )
+            )
         spec = dict(defaults or {}, **spec)
         self.values = {}
         for name in ("status", "location", "instance_type", "cluster_type"):
-            values = _string_set(spec.get(name), "%s.%s" % (option, name))
+            values = _string_set(spec.get(name), f"{option}.{name}")
             if values:
                 self.values[name] = values
         tags = spec.get("tags") or {}
         if not isinstance(tags, dict):
-            raise AnsibleParserError("cloudcompute inventory: %s.tags must be a dictionary {key: value}, got %r" % (option, tags))
+            raise AnsibleParserError(
+                f"cloudcompute inventory: {option}.tags must be a dictionary {{key: value}}, got {tags!r}"
+            )
         self.tags = normalize_tag_filter(tags)
         self.given = frozenset(self.values) | (frozenset(["tags"]) if self.tags else frozenset())
 
@@ -442,42 +449,53 @@ class Selection:
     def __init__(self, filters, exclude):
         self.filters = Criteria(filters, "filters", {"status": DEFAULT_STATUSES})
         if not isinstance(exclude, list):
-            raise AnsibleParserError("cloudcompute inventory: exclude must be a list of filters, got %r" % (exclude,))
+            raise AnsibleParserError(f"cloudcompute inventory: exclude must be a list of filters, got {exclude!r}")
         self.exclusions = [Criteria(entry, "exclude[%d]" % index) for index, entry in enumerate(exclude)]
         for index, exclusion in enumerate(self.exclusions):
             if not exclusion.given:
-                raise AnsibleParserError("cloudcompute inventory: exclude[%d] gives no filter, so it would exclude every host" % index)
+                raise AnsibleParserError(
+                    "cloudcompute inventory: exclude[%d] gives no filter, so it would exclude every host" % index
+                )
 
     def instance_query(self):
         return self.filters.instance_query()
 
     def keeps(self, record, kind):
-        return self.filters.keeps(record, kind) and not any(exclusion.excludes(record, kind) for exclusion in self.exclusions)
+        return self.filters.keeps(record, kind) and not any(
+            exclusion.excludes(record, kind) for exclusion in self.exclusions
+        )
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
-
     NAME = "cloudcompute.cloud.cloudcompute"
 
     def verify_file(self, path):
-        return super(InventoryModule, self).verify_file(path) and path.endswith(CONFIG_SUFFIXES)
+        return super().verify_file(path) and path.endswith(CONFIG_SUFFIXES)
 
     def parse(self, inventory, loader, path, cache=True):
-        super(InventoryModule, self).parse(inventory, loader, path, cache)
+        super().parse(inventory, loader, path, cache)
         try:
             self._read_config_data(path)
         except AnsibleError as error:
-            missing_option = (isinstance(error, AnsibleRequiredOptionError) if AnsibleRequiredOptionError
-                              else MISSING_OPTION_TEXT in error.message)
+            missing_option = (
+                isinstance(error, AnsibleRequiredOptionError)
+                if AnsibleRequiredOptionError
+                else MISSING_OPTION_TEXT in error.message
+            )
             if not missing_option:
                 raise
             # Ansible names the option; add where else it can come from.
-            raise AnsibleParserError("cloudcompute inventory: %s Set it in %s or in the environment (%s)."
-                                     % (error.message, path, ", ".join(CREDENTIAL_VARIABLES.values())))
+            raise AnsibleParserError(
+                "cloudcompute inventory: {} Set it in {} or in the environment ({}).".format(
+                    error.message, path, ", ".join(CREDENTIAL_VARIABLES.values())
+                )
+            )
         prefix = self.get_option("hostvars_prefix") or ""
         if not VARIABLE_PREFIX.match(prefix):
-            raise AnsibleParserError("cloudcompute inventory: hostvars_prefix %r is not the start of a variable name "
-                                     "(letters, digits and _, not starting with a digit)" % prefix)
+            raise AnsibleParserError(
+                f"cloudcompute inventory: hostvars_prefix {prefix!r} is not the start of a variable name "
+                "(letters, digits and _, not starting with a digit)"
+            )
         self.prefix = prefix
         self.selection = Selection(self.get_option("filters"), self.get_option("exclude") or [])
         self.cache_key = None
@@ -489,7 +507,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         project's hosts and addresses."""
         previous_umask = os.umask(0o077)
         try:
-            super(InventoryModule, self).update_cache_if_changed()
+            super().update_cache_if_changed()
         finally:
             os.umask(previous_umask)
         # ansible-core 2.21 makes the file 0644 explicitly (and a file written before keeps its
@@ -528,26 +546,40 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         for index, project in enumerate(projects):
             where = "projects[%d]" % index if self.get_option("projects") else None
             if not isinstance(project, dict):
-                raise AnsibleParserError("cloudcompute inventory: %s must be a dictionary, got %r" % (where, project))
+                raise AnsibleParserError(f"cloudcompute inventory: {where} must be a dictionary, got {project!r}")
             unknown = sorted(str(name) for name in set(project) - set(PROJECT_OPTIONS))
             if unknown:
-                raise AnsibleParserError("cloudcompute inventory: unknown options %s in %s (known: %s)"
-                                         % (", ".join(unknown), where, ", ".join(PROJECT_OPTIONS)))
+                raise AnsibleParserError(
+                    "cloudcompute inventory: unknown options {} in {} (known: {})".format(
+                        ", ".join(unknown), where, ", ".join(PROJECT_OPTIONS)
+                    )
+                )
             connection = dict(common)
-            connection.update((name, self._templated(value)) for name, value in project.items()
-                              if name != "name" and value is not None)
+            connection.update(
+                (name, self._templated(value))
+                for name, value in project.items()
+                if name != "name" and value is not None
+            )
             missing = [name for name in CREDENTIAL_VARIABLES if not connection.get(name)]
             if missing:
                 if where:
-                    raise AnsibleParserError("cloudcompute inventory: %s has no %s" % (where, " and no ".join(missing)))
-                raise AnsibleParserError("cloudcompute inventory: %s empty (set in the configuration file or as %s)"
-                                         % (" and ".join(missing), ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)))
+                    raise AnsibleParserError(
+                        "cloudcompute inventory: {} has no {}".format(where, " and no ".join(missing))
+                    )
+                raise AnsibleParserError(
+                    "cloudcompute inventory: {} empty (set in the configuration file or as {})".format(
+                        " and ".join(missing), ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)
+                    )
+                )
             connection["api_url"] = connection["api_url"].rstrip("/")
             connections.append((str(project.get("name") or connection["client_id"]), connection))
         names = [name for name, _connection in connections]
         if len(set(names)) != len(names):
-            raise AnsibleParserError("cloudcompute inventory: projects must have different names (or client ids): %s"
-                                     % ", ".join(names))
+            raise AnsibleParserError(
+                "cloudcompute inventory: projects must have different names (or client ids): {}".format(
+                    ", ".join(names)
+                )
+            )
         return connections
 
     def _load_listing(self, path, use_cache):
@@ -565,14 +597,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self.cache_key = self.get_cache_key(path) if caching else None
         cached = self._fresh_cache_entry(self.cache_key, source) if caching else None
         if cached is not None and use_cache:
-            display.vvv("cloudcompute inventory: using the cached API answers from %s" % _age(cached))
+            display.vvv(f"cloudcompute inventory: using the cached API answers from {_age(cached)}")
             return decode_listing(cached)
         try:
             fetched = self._fetch(connections, source)
         except FetchFailed as failure:
             if cached is None:
-                raise AnsibleParserError("cloudcompute inventory: %s" % failure)
-            display.warning("cloudcompute inventory: %s; using the cached API answers from %s" % (failure, _age(cached)))
+                raise AnsibleParserError(f"cloudcompute inventory: {failure}")
+            display.warning(f"cloudcompute inventory: {failure}; using the cached API answers from {_age(cached)}")
             return decode_listing(cached)
         listing = decode_listing(fetched)
         if caching:
@@ -599,28 +631,32 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         from ansible_collections.cloudcompute.cloud.plugins.module_utils import _api
 
         if not _api.HAS_REQUESTS:
-            raise AnsibleParserError("cloudcompute inventory: the requests Python library is required on the controller: %s"
-                                     % _api.REQUESTS_IMPORT_ERROR)
+            raise AnsibleParserError(
+                f"cloudcompute inventory: the requests Python library is required on the controller: {_api.REQUESTS_IMPORT_ERROR}"
+            )
         started = time.time()
         projects = []
         requests_made = token_requests = 0
         for name, connection in connections:
-            client = _api.ApiClient(max_rate_limit_retries=RATE_LIMIT_RETRIES, max_transient_retries=TRANSIENT_RETRIES,
-                                    **connection)
+            client = _api.ApiClient(
+                max_rate_limit_retries=RATE_LIMIT_RETRIES, max_transient_retries=TRANSIENT_RETRIES, **connection
+            )
             # The API's answers are kept as the text it sent: the cache stores and reloads one
             # string per list instead of tens of thousands of objects, and decoding happens once.
             try:
                 instances = client.get_text("/instances", params=source["instances_query"])
                 clusters = client.get_text("/clusters") if source["clusters"] else "[]"
             except _api.ApiError as error:
-                raise FetchFailed("project %s: %s" % (name, error) if len(connections) > 1 else str(error))
+                raise FetchFailed(f"project {name}: {error}" if len(connections) > 1 else str(error))
             for note in client.notes:
-                display.vvv("cloudcompute inventory: %s" % note)
+                display.vvv(f"cloudcompute inventory: {note}")
             requests_made += client.stats["requests"]
             token_requests += client.stats["token_requests"]
             projects.append({"name": name, "instances": without_secrets(instances), "clusters": clusters})
-        display.vv("cloudcompute inventory: %d API requests (%d token exchanges) in %.2f s"
-                   % (requests_made, token_requests, time.time() - started))
+        display.vv(
+            "cloudcompute inventory: %d API requests (%d token exchanges) in %.2f s"
+            % (requests_made, token_requests, time.time() - started)
+        )
         return {"format": CACHE_FORMAT, "fetched_at": time.time(), "source": source, "projects": projects}
 
     # --------------------------------------------------------------------------- hosts
@@ -644,32 +680,47 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         for project, instances, clusters in listing:
             for instance in instances:
                 if selection.keeps(instance, "instance"):
-                    hosts.append(self._resource_host(instance, project, "instance", ("instance_type", instance.get("instance_type")),
-                                                     instance_address, connect_with))
+                    hosts.append(
+                        self._resource_host(
+                            instance,
+                            project,
+                            "instance",
+                            ("instance_type", instance.get("instance_type")),
+                            instance_address,
+                            connect_with,
+                        )
+                    )
             if not include_clusters:
                 continue
             for cluster in clusters:
                 if not selection.keeps(cluster, "cluster"):
                     continue
-                jump_host = self._resource_host(cluster, project, "jump_host", ("cluster", cluster.get("hostname")),
-                                                instance_address, connect_with)
+                jump_host = self._resource_host(
+                    cluster, project, "jump_host", ("cluster", cluster.get("hostname")), instance_address, connect_with
+                )
                 hosts.append(jump_host)
                 if include_workers:
                     proxy_jump = self._proxy_jump_argument(jump_host)
                     for worker in cluster.get("worker_nodes") or ():
                         if selection.keeps(worker, "worker"):
-                            worker_host = self._worker_host(worker, cluster, project, worker_address, worker_connect_with, proxy_jump)
+                            worker_host = self._worker_host(
+                                worker, cluster, project, worker_address, worker_connect_with, proxy_jump
+                            )
                             hosts.append(worker_host)
                             if not proxy_jump:
                                 self.workers_without_proxy_jump.append(worker_host[0])
         self._add_to_inventory(hosts)
         for connect_option, names in sorted(self.unaddressed.items()):
-            display.v("cloudcompute inventory: %d hosts have no %s, so ansible_host is not set and Ansible connects "
-                      "to their inventory name: %s" % (len(names), connect_option, _some(names)))
+            display.v(
+                "cloudcompute inventory: %d hosts have no %s, so ansible_host is not set and Ansible connects "
+                "to their inventory name: %s" % (len(names), connect_option, _some(names))
+            )
         if self.workers_without_proxy_jump:
             names = self.workers_without_proxy_jump
-            display.v("cloudcompute inventory: %d workers have no ProxyJump because their jump host has no usable address: %s"
-                      % (len(names), _some(names)))
+            display.v(
+                "cloudcompute inventory: %d workers have no ProxyJump because their jump host has no usable address: %s"
+                % (len(names), _some(names))
+            )
 
     def _resource_host(self, resource, project, kind, own_group, address_field, connect_with):
         """An instance or a cluster's jump host, its API fields as host vars; grouped by kind,
@@ -725,8 +776,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             # templated (the hostname option and the constructed options template over them).
             hostvars = wrap_var(hostvars)
         if address and not is_safe_address(address):
-            display.warning("cloudcompute inventory: the %s of %s is %r, neither an IP address nor a host name; "
-                            "the host is listed without connection variables" % (connect_with, record["id"], address))
+            display.warning(
+                "cloudcompute inventory: the {} of {} is {!r}, neither an IP address nor a host name; "
+                "the host is listed without connection variables".format(connect_with, record["id"], address)
+            )
             address = None
         if address:
             hostvars["ansible_host"] = address
@@ -742,20 +795,26 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             try:
                 name = self.templar.template(template)
             except Exception as error:
-                raise AnsibleParserError("cloudcompute inventory: the hostname template failed for %s: %s"
-                                         % (record["id"], error))
+                raise AnsibleParserError(
+                    "cloudcompute inventory: the hostname template failed for {}: {}".format(record["id"], error)
+                )
         else:
             name = record.get("hostname")
         name = str(name or record["id"])
         if not HOST_NAME_SAFE.match(name) or name in RESERVED_HOST_NAMES or is_plugin_group_name(name):
             safe = safe_host_name(name, record["id"])
-            display.warning("cloudcompute inventory: %r is reserved by Ansible or this plugin or is not a valid "
-                            "inventory host name; %s is named %s" % (name, record["id"], safe))
+            display.warning(
+                "cloudcompute inventory: {!r} is reserved by Ansible or this plugin or is not a valid "
+                "inventory host name; {} is named {}".format(name, record["id"], safe)
+            )
             name = safe
         if name in self.names_taken:
             unique = safe_host_name(name, record["id"])
-            display.warning("cloudcompute inventory: the name %s is taken by another host; %s is named %s"
-                            % (name, record["id"], unique))
+            display.warning(
+                "cloudcompute inventory: the name {} is taken by another host; {} is named {}".format(
+                    name, record["id"], unique
+                )
+            )
             name = unique
         self.names_taken.add(name)
         return name
@@ -768,13 +827,13 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if not address:
             return None
         if ":" in address:  # IPv6
-            address = "[%s]" % address
+            address = f"[{address}]"
         user = self.get_option("jump_host_user")
         port = self.get_option("jump_host_port")
-        target = "%s@%s" % (user, address) if user else address
+        target = f"{user}@{address}" if user else address
         if port and port != 22:
             target += ":%d" % port
-        return "-o %s" % shlex.quote("ProxyJump=" + target)
+        return "-o {}".format(shlex.quote("ProxyJump=" + target))
 
     def _add_to_inventory(self, hosts):
         inventory = self.inventory
@@ -825,17 +884,20 @@ def decode_listing(entry):
     for project in entry["projects"]:
         lists = []
         for key in ("instances", "clusters"):
-            request = "GET /%s" % key
+            request = f"GET /{key}"
             if len(entry["projects"]) > 1:
-                request += " (project %s)" % project["name"]
+                request += " (project {})".format(project["name"])
             try:
                 items = json.loads(project[key])
             except ValueError as error:
-                raise AnsibleParserError("cloudcompute inventory: the API's answer to %s is not JSON: %s" % (request, error))
+                raise AnsibleParserError(f"cloudcompute inventory: the API's answer to {request} is not JSON: {error}")
             check_records(items, request)
             if key == "clusters":
                 for cluster in items:
-                    check_records(cluster.get("worker_nodes") or [], "%s (worker_nodes of cluster %s)" % (request, cluster["id"]))
+                    check_records(
+                        cluster.get("worker_nodes") or [],
+                        "{} (worker_nodes of cluster {})".format(request, cluster["id"]),
+                    )
             lists.append(items)
         listing.append((project["name"], lists[0], lists[1]))
     return listing
@@ -845,27 +907,34 @@ def check_records(items, request):
     """Refuse, with a message naming the request, an answer that is not a list of records with
     an id and text (or null) in each field this plugin reads."""
     if not isinstance(items, list):
-        raise AnsibleParserError("cloudcompute inventory: the API answered %s to %s where a list of objects was expected"
-                                 % (_json_type(items), request))
+        raise AnsibleParserError(
+            f"cloudcompute inventory: the API answered {_json_type(items)} to {request} where a list of objects was expected"
+        )
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            raise AnsibleParserError("cloudcompute inventory: the API answered %s as element %d of %s where a list of "
-                                     "objects was expected" % (_json_type(item), index, request))
+            raise AnsibleParserError(
+                "cloudcompute inventory: the API answered %s as element %d of %s where a list of "
+                "objects was expected" % (_json_type(item), index, request)
+            )
         problem = None
         if not isinstance(item.get("id"), str) or not item["id"]:
-            problem = "an id of %s" % _json_type(item.get("id"))
+            problem = "an id of {}".format(_json_type(item.get("id")))
         for field in TEXT_FIELDS:
             if not _is_a(item.get(field), str):
-                problem = "%s %s" % (field, _json_type(item[field]))
+                problem = f"{field} {_json_type(item[field])}"
         tags = item.get("tags")
-        if not _is_a(tags, list) or any(not isinstance(tag, dict) or not isinstance(tag.get("key"), str)
-                                        or not _is_a(tag.get("value"), str) for tag in tags or ()):
+        if not _is_a(tags, list) or any(
+            not isinstance(tag, dict) or not isinstance(tag.get("key"), str) or not _is_a(tag.get("value"), str)
+            for tag in tags or ()
+        ):
             problem = "tags that are not a list of {key, value} objects"
         if not _is_a(item.get("worker_nodes"), list):
-            problem = "worker_nodes of %s" % _json_type(item["worker_nodes"])
+            problem = "worker_nodes of {}".format(_json_type(item["worker_nodes"]))
         if problem:
-            raise AnsibleParserError("cloudcompute inventory: the API answered a record with %s as element %d of %s"
-                                     % (problem, index, request))
+            raise AnsibleParserError(
+                "cloudcompute inventory: the API answered a record with %s as element %d of %s"
+                % (problem, index, request)
+            )
 
 
 def is_safe_address(address):
@@ -879,7 +948,7 @@ def is_safe_address(address):
 
 def safe_host_name(name, record_id):
     """``<name>_<id>`` with every character a host name cannot hold replaced by ``_``."""
-    return HOST_NAME_UNSAFE_CHARACTER.sub("_", "%s_%s" % (name.lstrip(".-"), record_id)).lstrip("_") or "host"
+    return HOST_NAME_UNSAFE_CHARACTER.sub("_", "{}_{}".format(name.lstrip(".-"), record_id)).lstrip("_") or "host"
 
 
 def is_plugin_group_name(name):
@@ -889,7 +958,7 @@ def is_plugin_group_name(name):
 
 def group_name(category, value):
     """``cloudcompute_<category>_<value>`` as a safe group name."""
-    return GROUP_NAME_UNSAFE.sub("_", ("%s_%s_%s" % (ALL_HOSTS_GROUP, category, value)).lower())
+    return GROUP_NAME_UNSAFE.sub("_", (f"{ALL_HOSTS_GROUP}_{category}_{value}").lower())
 
 
 def _is_a(value, kind):
@@ -915,7 +984,7 @@ def _string_set(value, name):
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise AnsibleParserError("cloudcompute inventory: %s must be a string or a list of strings, got %r" % (name, value))
+        raise AnsibleParserError(f"cloudcompute inventory: {name} must be a string or a list of strings, got {value!r}")
     return frozenset(value)
 
 
@@ -925,4 +994,8 @@ def _age(entry):
 
 def _some(names):
     shown = ", ".join(names[:MAX_NAMES_IN_A_MESSAGE])
-    return shown if len(names) <= MAX_NAMES_IN_A_MESSAGE else "%s and %d more" % (shown, len(names) - MAX_NAMES_IN_A_MESSAGE)
+    return (
+        shown
+        if len(names) <= MAX_NAMES_IN_A_MESSAGE
+        else "%s and %d more" % (shown, len(names) - MAX_NAMES_IN_A_MESSAGE)
+    )

@@ -1,10 +1,5 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 name: offers
@@ -160,17 +155,30 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils import _api
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import filter_offers, offers_from
 
 CONNECTION_OPTIONS = ("api_url", "client_id", "client_secret", "validate_certs", "request_timeout", "token_cache")
-FILTERS = ("gpu_model", "gpus", "min_gpus", "min_gpu_memory_gb", "cpu_only", "spot", "locations", "max_price_per_hour",
-           "available")
+FILTERS = (
+    "gpu_model",
+    "gpus",
+    "min_gpus",
+    "min_gpu_memory_gb",
+    "cpu_only",
+    "spot",
+    "locations",
+    "max_price_per_hour",
+    "available",
+)
 
 
 class LookupModule(LookupBase):
     def run(self, terms, variables=None, **kwargs):
         if terms:
-            raise AnsibleLookupError("cloudcompute.cloud.offers takes no terms, only options (such as gpu_model='H100')")
+            raise AnsibleLookupError(
+                "cloudcompute.cloud.offers takes no terms, only options (such as gpu_model='H100')"
+            )
         self.set_options(var_options=variables, direct=kwargs)
         if not _api.HAS_REQUESTS:
-            raise AnsibleLookupError("cloudcompute.cloud.offers needs the requests Python library: %s" % _api.REQUESTS_IMPORT_ERROR)
+            raise AnsibleLookupError(
+                f"cloudcompute.cloud.offers needs the requests Python library: {_api.REQUESTS_IMPORT_ERROR}"
+            )
         filters = dict((name, self.get_option(name)) for name in FILTERS)
         connection = dict((name, self.get_option(name)) for name in CONNECTION_OPTIONS)
         if not connection["api_url"]:
@@ -179,11 +187,15 @@ class LookupModule(LookupBase):
             client = _api.ApiClient(**connection)
             catalog = client.get_list("/instance-types", authenticated=False)
             availability = {}
-            for spot in ((False, True) if filters["spot"] is None else (filters["spot"],)):
-                availability[spot] = client.get_list("/instance-availability", params={"is_spot": "true"} if spot else None)
+            for spot in (False, True) if filters["spot"] is None else (filters["spot"],):
+                availability[spot] = client.get_list(
+                    "/instance-availability", params={"is_spot": "true"} if spot else None
+                )
         except _api.MissingCredentials as error:
-            raise AnsibleLookupError("cloudcompute.cloud.offers: %s (options client_id and client_secret, or "
-                                     "CLOUDCOMPUTE_CLIENT_ID and CLOUDCOMPUTE_CLIENT_SECRET)" % error)
+            raise AnsibleLookupError(
+                f"cloudcompute.cloud.offers: {error} (options client_id and client_secret, or "
+                "CLOUDCOMPUTE_CLIENT_ID and CLOUDCOMPUTE_CLIENT_SECRET)"
+            )
         except _api.ApiError as error:
-            raise AnsibleLookupError("cloudcompute.cloud.offers: %s" % error)
+            raise AnsibleLookupError(f"cloudcompute.cloud.offers: {error}")
         return filter_offers(offers_from(catalog, availability), filters)

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -32,24 +31,80 @@ from collections import namedtuple
 from urllib.parse import urlsplit
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_auth import (
-    DEFAULT_TOKEN_CACHE, TOKEN_PATH, Authentication, TokenCache, token_cache_disabled)
+    DEFAULT_TOKEN_CACHE,
+    TOKEN_PATH,
+    Authentication,
+    TokenCache,
+    token_cache_disabled,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import (
-    ApiError, InvalidPathValue, MissingCredentials, ResponseLost, shortened)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import RateLimitPacing, parse_rate_limit_header
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_paths import CODE, ID, KEY, NAME, api_path, looks_like_id, path_value
+    ApiError,
+    InvalidPathValue,
+    MissingCredentials,
+    ResponseLost,
+    shortened,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import (
+    RateLimitPacing,
+    parse_rate_limit_header,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_paths import (
+    CODE,
+    ID,
+    KEY,
+    NAME,
+    api_path,
+    looks_like_id,
+    path_value,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import (
-    ANSWER, FAIL, MAX_RATE_LIMIT_WAIT, MAX_TRANSIENT_RETRIES, RENEW_TOKEN, Attempt, RequestKind, RetryLimits, RetryState,
-    backoff_seconds, decide, retry_after_seconds)
+    ANSWER,
+    FAIL,
+    MAX_RATE_LIMIT_WAIT,
+    MAX_TRANSIENT_RETRIES,
+    RENEW_TOKEN,
+    Attempt,
+    RequestKind,
+    RetryLimits,
+    RetryState,
+    backoff_seconds,
+    decide,
+    retry_after_seconds,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport import (
-    HAS_REQUESTS, REQUESTS_IMPORT_ERROR, Transport, TransportFailure, checked_api_url)
+    HAS_REQUESTS,
+    REQUESTS_IMPORT_ERROR,
+    Transport,
+    TransportFailure,
+    checked_api_url,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import SharedQuota
 
 # What the rest of the collection imports from here, whichever part of the client it lives in.
 __all__ = [
-    "CODE", "COLLECTION_VERSION", "DEFAULT_TOKEN_CACHE", "HAS_REQUESTS", "ID", "KEY", "NAME", "REQUESTS_IMPORT_ERROR",
-    "USER_AGENT", "ApiClient", "ApiError", "InvalidPathValue", "MissingCredentials", "Response", "TokenCache",
-    "api_path", "list_of_objects", "looks_like_id", "parse_created_id", "parse_rate_limit_header", "path_value",
-    "retry_after_seconds", "single_item",
+    "CODE",
+    "COLLECTION_VERSION",
+    "DEFAULT_TOKEN_CACHE",
+    "HAS_REQUESTS",
+    "ID",
+    "KEY",
+    "NAME",
+    "REQUESTS_IMPORT_ERROR",
+    "USER_AGENT",
+    "ApiClient",
+    "ApiError",
+    "InvalidPathValue",
+    "MissingCredentials",
+    "Response",
+    "TokenCache",
+    "api_path",
+    "list_of_objects",
+    "looks_like_id",
+    "parse_created_id",
+    "parse_rate_limit_header",
+    "path_value",
+    "retry_after_seconds",
+    "single_item",
 ]
 
 COLLECTION_VERSION = "0.1.0"
@@ -68,12 +123,12 @@ def parse_created_id(body):
         return parse_created_id(body[0]) if body else None
     if isinstance(body, str):
         text = body.strip()
-        if text.startswith(("\"", "{", "[")):
+        if text.startswith(('"', "{", "[")):
             try:
                 return parse_created_id(json.loads(text))
             except ValueError:
                 pass
-        return text.strip("\"") or None
+        return text.strip('"') or None
     return body
 
 
@@ -108,12 +163,19 @@ def unexpected_answer(body, method, path, expected, prefix=""):
     elif body is None:
         what = "null"
     elif isinstance(body, str):
-        what = "a string, not a JSON object or list (%s)" % shortened(json.dumps(body[:80]))
+        what = f"a string, not a JSON object or list ({shortened(json.dumps(body[:80]))})"
     else:
-        what = "a JSON %s" % {"bool": "boolean", "int": "number", "float": "number", "dict": "object"}.get(
-            type(body).__name__, type(body).__name__)
-    return ApiError("the API answered %s%s where %s was expected" % (prefix, what, expected), method=method, path=path,
-                    code="unexpected_answer")
+        what = "a JSON {}".format(
+            {"bool": "boolean", "int": "number", "float": "number", "dict": "object"}.get(
+                type(body).__name__, type(body).__name__
+            )
+        )
+    return ApiError(
+        f"the API answered {prefix}{what} where {expected} was expected",
+        method=method,
+        path=path,
+        code="unexpected_answer",
+    )
 
 
 class ApiClient:
@@ -127,30 +189,47 @@ class ApiClient:
     returns the whole ``Response``, for the callers that need its status or headers.
     """
 
-    def __init__(self, api_url, client_id, client_secret, validate_certs=True, request_timeout=30,
-                 token_cache=DEFAULT_TOKEN_CACHE, sleep=time.sleep, clock=time.time,
-                 max_rate_limit_retries=None, max_rate_limit_wait=MAX_RATE_LIMIT_WAIT,
-                 max_transient_retries=MAX_TRANSIENT_RETRIES):
+    def __init__(
+        self,
+        api_url,
+        client_id,
+        client_secret,
+        validate_certs=True,
+        request_timeout=30,
+        token_cache=DEFAULT_TOKEN_CACHE,
+        sleep=time.sleep,
+        clock=time.time,
+        max_rate_limit_retries=None,
+        max_rate_limit_wait=MAX_RATE_LIMIT_WAIT,
+        max_transient_retries=MAX_TRANSIENT_RETRIES,
+    ):
         if not HAS_REQUESTS:
-            raise ImportError("the requests Python library is required: %s" % REQUESTS_IMPORT_ERROR)
+            raise ImportError(f"the requests Python library is required: {REQUESTS_IMPORT_ERROR}")
         self.api_url = checked_api_url(api_url)
         self.client_id = client_id
         self.sleep = sleep
         self.clock = clock
-        self.transport = Transport(self.api_url, request_timeout, validate_certs,
-                                   {"User-Agent": USER_AGENT, "Accept": "application/json"})
+        self.transport = Transport(
+            self.api_url, request_timeout, validate_certs, {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        )
         # A task can wait out several rate-limit windows; an interactive caller (the inventory
         # plugin, which has its cache to fall back on) gives up sooner, after a number of 429s.
         self.retry_limits = RetryLimits(max_transient_retries, max_rate_limit_retries, max_rate_limit_wait)
         self.has_credentials = bool(client_id and client_secret)
-        self.token_cache = None if token_cache_disabled(token_cache) or not self.has_credentials else TokenCache(
-            token_cache, self.api_url, client_id, client_secret)
+        self.token_cache = (
+            None
+            if token_cache_disabled(token_cache) or not self.has_credentials
+            else TokenCache(token_cache, self.api_url, client_id, client_secret)
+        )
         self.authentication = Authentication(client_id, client_secret, self.token_cache, clock, self._exchange_token)
         # What the caller should show at -vvv (the inventory plugin, CloudComputeModule).
         self.notes = []
         self.pacing = RateLimitPacing(
             self.token_cache and SharedQuota(self.token_cache.quota_path, self.token_cache.key, clock, sleep),
-            clock, sleep, self._note)
+            clock,
+            sleep,
+            self._note,
+        )
         # What this client did, for results and tests: requests sent, token exchanges, retries.
         self.stats = {"requests": 0, "token_requests": 0, "retries": 0, "rate_limited": 0, "paced_seconds": 0.0}
 
@@ -182,8 +261,9 @@ class ApiClient:
         return single_item(self.get(path, params=params), "GET", path)
 
     def post(self, path, json_body=None, idempotent=False, retry_unavailable=True):
-        return self.request("POST", path, json_body=json_body, idempotent=idempotent,
-                            retry_unavailable=retry_unavailable).body
+        return self.request(
+            "POST", path, json_body=json_body, idempotent=idempotent, retry_unavailable=retry_unavailable
+        ).body
 
     def put(self, path, json_body=None, idempotent=True):
         return self.request("PUT", path, json_body=json_body, idempotent=idempotent).body
@@ -194,8 +274,16 @@ class ApiClient:
     def delete(self, path, json_body=None, params=None):
         return self.request("DELETE", path, json_body=json_body, params=params).body
 
-    def create(self, path, json_body, find_existing, max_attempts=None, method="POST", retry_unavailable=True,
-               returns_resource=False):
+    def create(
+        self,
+        path,
+        json_body,
+        find_existing,
+        max_attempts=None,
+        method="POST",
+        retry_unavailable=True,
+        returns_resource=False,
+    ):
         """Send a create without ever making a duplicate; return the new resource's id.
 
         When the response is lost (connection broken after sending, or 5xx), ``find_existing()``
@@ -214,8 +302,9 @@ class ApiClient:
             max_attempts = self.retry_limits.transient_retries + 1
         for attempt in range(1, max_attempts + 1):
             try:
-                response = self.request(method, path, json_body=json_body, idempotent=False,
-                                        retry_unavailable=retry_unavailable)
+                response = self.request(
+                    method, path, json_body=json_body, idempotent=False, retry_unavailable=retry_unavailable
+                )
                 return response.body if returns_resource else parse_created_id(response.body)
             except ResponseLost:
                 existing = find_existing()
@@ -242,8 +331,17 @@ class ApiClient:
 
     # ------------------------------------------------------------------------------ core
 
-    def request(self, method, path, params=None, json_body=None, idempotent=None, authenticated=True,
-                retry_unavailable=True, decode_json=True):
+    def request(
+        self,
+        method,
+        path,
+        params=None,
+        json_body=None,
+        idempotent=None,
+        authenticated=True,
+        retry_unavailable=True,
+        decode_json=True,
+    ):
         """Send one logical request, with retries where they are safe; return a ``Response``.
 
         ``idempotent`` says whether the request may be sent again when its outcome is unknown;
@@ -264,8 +362,9 @@ class ApiClient:
         state = RetryState()
         while True:
             # The token exchange follows no redirect: its body holds the client secret.
-            raw, failure = self._attempt(method, url, params, json_body, authenticated, quota_key,
-                                         follow_redirects=path != TOKEN_PATH)
+            raw, failure = self._attempt(
+                method, url, params, json_body, authenticated, quota_key, follow_redirects=path != TOKEN_PATH
+            )
             attempt = Attempt(failure=failure.kind) if failure else Attempt(raw.status_code, raw.headers)
             decision = decide(attempt, kind, state, self.retry_limits, self.clock(), random.random())
             # A 429 counts whether it is waited out or fails the request.
@@ -276,8 +375,13 @@ class ApiClient:
             if decision.action == FAIL:
                 error_class = ResponseLost if decision.lost else ApiError
                 if failure:
-                    raise error_class(failure.message, status=failure.status, code=failure.code, method=method,
-                                      path=failure.path or path)
+                    raise error_class(
+                        failure.message,
+                        status=failure.status,
+                        code=failure.code,
+                        method=method,
+                        path=failure.path or path,
+                    )
                 raise _api_error(raw, method, path, error_class, decision.after_lost_response, decision.hint)
             if decision.action == RENEW_TOKEN:
                 self.authentication.invalidate()
@@ -337,6 +441,13 @@ def _api_error(raw, method, path, error_class=ApiError, after_lost_response=Fals
         code = body.get("code")
         message = body.get("message") or body.get("detail")
     if not message:
-        message = (body if isinstance(body, str) and body.strip() else raw.reason) or "HTTP %s" % raw.status_code
-    return error_class(str(message), status=raw.status_code, code=code, method=method, path=path,
-                       after_lost_response=after_lost_response, hint=hint)
+        message = (body if isinstance(body, str) and body.strip() else raw.reason) or f"HTTP {raw.status_code}"
+    return error_class(
+        str(message),
+        status=raw.status_code,
+        code=code,
+        method=method,
+        path=path,
+        after_lost_response=after_lost_response,
+        hint=hint,
+    )

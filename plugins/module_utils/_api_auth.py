@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -21,7 +20,11 @@ except ImportError:  # pragma: no cover - not on POSIX: the cache still works, w
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import ApiError, LocalRefusal
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import (
-    UnsafeCachePath, check_private_directory, ensure_private_directory, open_private_file)
+    UnsafeCachePath,
+    check_private_directory,
+    ensure_private_directory,
+    open_private_file,
+)
 
 TOKEN_PATH = "/oauth2/token"
 TOKEN_SCOPE = "cloud-api-v1"
@@ -78,7 +81,11 @@ class Authentication:
         with self.token_cache.locked():
             # Another fork may have renewed it while we waited for the lock.
             cached = self.token_cache.load()
-            if cached and not self._expiring(cached) and (stale is None or cached["access_token"] != stale["access_token"]):
+            if (
+                cached
+                and not self._expiring(cached)
+                and (stale is None or cached["access_token"] != stale["access_token"])
+            ):
                 return cached
             token = self._obtain(cached or stale)
             self.token_cache.store(token)
@@ -92,18 +99,21 @@ class Authentication:
                 if error.status not in (400, 401):
                     raise
                 # Refresh tokens are single-use and expire: fall back to the client credentials.
-        return self._request_token({
-            "grant_type": "client_credentials",
-            "client_id": self.client_id,
-            "client_secret": self.client_secret,
-        })
+        return self._request_token(
+            {
+                "grant_type": "client_credentials",
+                "client_id": self.client_id,
+                "client_secret": self.client_secret,
+            }
+        )
 
     def _request_token(self, body):
         response = self.exchange(body)
         data = response.body if isinstance(response.body, dict) else {}
         if not data.get("access_token"):
-            raise ApiError("the token response carried no access_token", status=response.status,
-                           method="POST", path=TOKEN_PATH)
+            raise ApiError(
+                "the token response carried no access_token", status=response.status, method="POST", path=TOKEN_PATH
+            )
         try:
             expires_in = float(data.get("expires_in") or 3600)
         except (TypeError, ValueError):
@@ -135,14 +145,14 @@ class TokenCache:
 
     def __init__(self, directory, api_url, client_id, client_secret):
         self.directory = os.path.expanduser(directory)
-        key = hashlib.sha256(("%s\n%s" % (api_url, client_id)).encode("utf-8")).hexdigest()[:32]
+        key = hashlib.sha256((f"{api_url}\n{client_id}").encode()).hexdigest()[:32]
         self.key = key
         self.path = os.path.join(self.directory, key + ".json")
         # The rate-limit state every process with this API URL and client id shares.
         self.quota_path = os.path.join(self.directory, key + ".ratelimit")
         self.lock_path = self.path + ".lock"
         self.secret_digest = hashlib.sha256(
-            ("cloudcompute.cloud token cache\n%s\n%s" % (key, client_secret)).encode("utf-8")
+            (f"cloudcompute.cloud token cache\n{key}\n{client_secret}").encode()
         ).hexdigest()
 
     def ensure_directory(self):
@@ -158,9 +168,11 @@ class TokenCache:
             raise self.refusal(problem)
 
     def refusal(self, problem):
-        return LocalRefusal("token_cache %s is not safe to keep tokens in: %s. Use a directory of your own "
-                            "with mode 0700, or set token_cache to false to run without the cache"
-                            % (self.directory, problem.strerror), code="unsafe_token_cache")
+        return LocalRefusal(
+            f"token_cache {self.directory} is not safe to keep tokens in: {problem.strerror}. Use a directory of your own "
+            "with mode 0700, or set token_cache to false to run without the cache",
+            code="unsafe_token_cache",
+        )
 
     def load(self):
         if not os.path.lexists(self.directory):
@@ -170,7 +182,7 @@ class TokenCache:
             handle = os.open(self.path, os.O_RDONLY | _O_NOFOLLOW)
             with os.fdopen(handle) as stream:
                 data = json.load(stream)
-        except (IOError, OSError, ValueError):
+        except (OSError, ValueError):
             return None
         if not isinstance(data, dict) or data.get("secret_digest") != self.secret_digest:
             return None
@@ -218,7 +230,7 @@ class _FileLock:
         try:
             self.handle = open_private_file(self.path)
         except UnsafeCachePath as problem:
-            raise LocalRefusal("the token cache lock %s: %s" % (self.path, problem.strerror), code="unsafe_token_cache")
+            raise LocalRefusal(f"the token cache lock {self.path}: {problem.strerror}", code="unsafe_token_cache")
         fcntl.flock(self.handle, fcntl.LOCK_EX)
         return self
 

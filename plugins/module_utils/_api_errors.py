@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -34,16 +33,23 @@ class ApiError(Exception):
 
     def describe(self):
         where = " ".join(part for part in (self.method, self.path) if part)
-        status = " (HTTP %s%s)" % (self.status, ", " + self.code if self.code else "") if self.status else ""
-        text = "%s failed%s: %s" % (where or "API request", status, self.api_message)
+        status = " (HTTP {}{})".format(self.status, ", " + self.code if self.code else "") if self.status else ""
+        text = "{} failed{}: {}".format(where or "API request", status, self.api_message)
         if self.hint:
             text = text.rstrip(" .") + ". " + self.hint
         return text
 
     def with_hint(self, hint):
         """The same error with a hint for the user appended to its text (``failure`` unchanged)."""
-        return self.__class__(self.api_message, status=self.status, code=self.code, method=self.method,
-                              path=self.path, hint=hint, after_lost_response=self.after_lost_response)
+        return self.__class__(
+            self.api_message,
+            status=self.status,
+            code=self.code,
+            method=self.method,
+            path=self.path,
+            hint=hint,
+            after_lost_response=self.after_lost_response,
+        )
 
     def to_failure(self):
         return {
@@ -81,7 +87,7 @@ class MissingCredentials(Exception):
     def __init__(self, method, path):
         self.method = method
         self.path = path
-        super().__init__("%s %s needs an access token" % (method, path))
+        super().__init__(f"{method} {path} needs an access token")
 
 
 class ResponseLost(ApiError):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -26,7 +25,7 @@ def parse_rate_limit_header(value):
     entries = {}
     for item in (value or "").split(","):
         parts = [part.strip() for part in item.split(";")]
-        name = parts[0].strip("\"") if parts else ""
+        name = parts[0].strip('"') if parts else ""
         if not name:
             continue
         params = {}
@@ -34,7 +33,7 @@ def parse_rate_limit_header(value):
             key, sep, raw = part.partition("=")
             if sep:
                 try:
-                    params[key.strip()] = int(float(raw.strip().strip("\"")))
+                    params[key.strip()] = int(float(raw.strip().strip('"')))
                 except ValueError:
                     continue
         entries[name] = params
@@ -116,4 +115,4 @@ class RateLimitPacing:
     def _pace_alone(self, reason):
         # Sharing is an optimisation, never a failure: pace from this client's own responses.
         self.shared_quota = None
-        self.note("rate limits are paced by this process alone, not shared with the others: %s" % reason)
+        self.note(f"rate limits are paced by this process alone, not shared with the others: {reason}")

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -30,8 +29,10 @@ PATH_VALUE_RULES = {
     # The API's ids: UUIDs, and a few combined ids of letters, digits and ``_.:-``.
     ID: (re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"), "an id (letters, digits and _.:-)"),
     # Serverless deployment, secret and credential names: DNS labels.
-    NAME: (re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"),
-           "a name of 1 to 63 lowercase letters, digits and hyphens, not starting or ending with a hyphen"),
+    NAME: (
+        re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"),
+        "a name of 1 to 63 lowercase letters, digits and hyphens, not starting or ending with a hyphen",
+    ),
     # Catalog codes (instance and volume types, locations, templates).
     CODE: (re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}$"), "a code (letters, digits and _.:+-)"),
     # Tag keys: any text, encoded; only what cannot be one segment is refused.
@@ -51,12 +52,12 @@ class PathValue:
     def encoded(self):
         value = self.value
         if isinstance(value, bool) or not isinstance(value, (str, int)):
-            raise InvalidPathValue("%s must be a string, not %s" % (self.option, type(value).__name__), self.option)
+            raise InvalidPathValue(f"{self.option} must be a string, not {type(value).__name__}", self.option)
         value = str(value)
         pattern, description = PATH_VALUE_RULES[self.kind]
         if value in ("", ".", "..") or not pattern.match(value):
             shown = json.dumps(value[:80])
-            raise InvalidPathValue("%s is not %s: %s" % (self.option, description, shown), self.option)
+            raise InvalidPathValue(f"{self.option} is not {description}: {shown}", self.option)
         return quote(value, safe="")
 
 

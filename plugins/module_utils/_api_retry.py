@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -32,7 +31,10 @@ from email.utils import parsedate_to_datetime
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import shortened
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport import (
-    CONNECT_FAILED, CONNECTION_LOST, TOO_SLOW)
+    CONNECT_FAILED,
+    CONNECTION_LOST,
+    TOO_SLOW,
+)
 
 MAX_RATE_LIMIT_WAIT = 900.0
 MAX_TRANSIENT_RETRIES = 5
@@ -40,10 +42,10 @@ INITIAL_BACKOFF = 0.5
 MAX_BACKOFF = 8.0
 
 # What to do after an attempt.
-ANSWER = "answer"            # the answer is the result
-RETRY = "retry"              # wait ``Decision.wait`` seconds, then try again
+ANSWER = "answer"  # the answer is the result
+RETRY = "retry"  # wait ``Decision.wait`` seconds, then try again
 RENEW_TOKEN = "renew token"  # drop the access token, then try again with a new one
-FAIL = "fail"                # raise: ``ResponseLost`` when ``lost``, otherwise ``ApiError``
+FAIL = "fail"  # raise: ``ResponseLost`` when ``lost``, otherwise ``ApiError``
 
 # What one attempt brought: the HTTP status and headers of the answer, or ``failure``, the
 # transport's kind of failure (``_api_transport``), when there was no answer to accept.
@@ -55,21 +57,30 @@ RequestKind = namedtuple("RequestKind", "idempotent authenticated retry_unavaila
 
 # A client's limits: transient failures retried (5xx, connection), 429s retried (None: no
 # count, only the time budget), seconds waited in all on what the API asks (Retry-After).
-RetryLimits = namedtuple("RetryLimits", "transient_retries rate_limit_retries rate_limit_wait",
-                         defaults=(MAX_TRANSIENT_RETRIES, None, MAX_RATE_LIMIT_WAIT))
+RetryLimits = namedtuple(
+    "RetryLimits",
+    "transient_retries rate_limit_retries rate_limit_wait",
+    defaults=(MAX_TRANSIENT_RETRIES, None, MAX_RATE_LIMIT_WAIT),
+)
 
 # What the earlier attempts of one request used up. ``outcome_unknown``: an earlier attempt may
 # have been carried out without the client hearing of it.
-RetryState = namedtuple("RetryState", "transient rate_limited rate_limit_waited unavailable_waited reauthenticated "
-                        "outcome_unknown", defaults=(0, 0, 0.0, 0.0, False, False))
+RetryState = namedtuple(
+    "RetryState",
+    "transient rate_limited rate_limit_waited unavailable_waited reauthenticated outcome_unknown",
+    defaults=(0, 0, 0.0, 0.0, False, False),
+)
 
 # The decision: ``action`` (above), ``state`` after this attempt (also when failing: what was
 # counted), for RETRY the seconds to ``wait`` and whether the API asked for it (``as_asked``:
 # a rate-limit window has reset meanwhile); for FAIL whether the request may have been carried
 # out (``lost``), whether an earlier attempt's answer was lost (``after_lost_response``) and a
 # ``hint`` for the user.
-Decision = namedtuple("Decision", "action state wait as_asked lost after_lost_response hint",
-                      defaults=(RetryState(), 0.0, False, False, False, None))
+Decision = namedtuple(
+    "Decision",
+    "action state wait as_asked lost after_lost_response hint",
+    defaults=(RetryState(), 0.0, False, False, False, None),
+)
 
 
 def decide(attempt, kind, state, limits, now, jitter):
@@ -85,13 +96,15 @@ def decide(attempt, kind, state, limits, now, jitter):
         return Decision(ANSWER, state)
     if status == 401 and kind.authenticated and not state.reauthenticated:
         return Decision(RENEW_TOKEN, state._replace(reauthenticated=True))
-    if status == 429 and state.rate_limit_waited < limits.rate_limit_wait and (
-            limits.rate_limit_retries is None or state.rate_limited < limits.rate_limit_retries):
+    if (
+        status == 429
+        and state.rate_limit_waited < limits.rate_limit_wait
+        and (limits.rate_limit_retries is None or state.rate_limited < limits.rate_limit_retries)
+    ):
         state = state._replace(rate_limited=state.rate_limited + 1)
         return _wait_as_asked(headers, state.rate_limited, "rate_limit_waited", state, limits, now, jitter)
     asked_to_wait = bool(headers.get("Retry-After"))
-    if (status == 503 and (kind.retry_unavailable or asked_to_wait)
-            and state.transient < limits.transient_retries):
+    if status == 503 and (kind.retry_unavailable or asked_to_wait) and state.transient < limits.transient_retries:
         # Overloaded or out of capacity, the API did nothing: retry a few times, then fail
         # clearly (no endless retry on a capacity shortage).
         state = state._replace(transient=state.transient + 1)
@@ -111,8 +124,9 @@ def _after_no_answer(failure, kind, state, limits, jitter):
         # A connect failure means nothing reached the API: always safe to retry.
         sent = failure == CONNECTION_LOST
         if (kind.idempotent or not sent) and state.transient < limits.transient_retries:
-            return _backoff(state._replace(transient=state.transient + 1,
-                                           outcome_unknown=state.outcome_unknown or sent), jitter)
+            return _backoff(
+                state._replace(transient=state.transient + 1, outcome_unknown=state.outcome_unknown or sent), jitter
+            )
         return Decision(FAIL, state, lost=sent and not kind.idempotent)
     if failure == TOO_SLOW:
         # Not retried: a server that sends its answer this slowly will do it again. The request
@@ -133,10 +147,12 @@ def _wait_as_asked(headers, number, waited, state, limits, now, jitter):
     budget = limits.rate_limit_wait - getattr(state, waited)
     delay = retry_after_seconds(headers.get("Retry-After"), now)
     if delay is None:
-        delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2 ** number)
+        delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2**number)
     if delay > budget:
-        hint = ("The API asked to retry after %s, beyond the %d seconds the client waits in all; try again later"
-                % (shortened(headers.get("Retry-After"))[:60], limits.rate_limit_wait))
+        hint = "The API asked to retry after %s, beyond the %d seconds the client waits in all; try again later" % (
+            shortened(headers.get("Retry-After"))[:60],
+            limits.rate_limit_wait,
+        )
         return Decision(FAIL, state, hint=hint)
     wait = min(budget, delay + jitter)
     return Decision(RETRY, state._replace(**{waited: getattr(state, waited) + wait}), wait=wait, as_asked=True)

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -15,10 +14,11 @@ from urllib.parse import urlsplit
 
 try:
     import requests
-    from requests.exceptions import ConnectionError as RequestsConnectionError
     from requests.exceptions import ChunkedEncodingError, ConnectTimeout, RequestException, SSLError
+    from requests.exceptions import ConnectionError as RequestsConnectionError
     from urllib3.exceptions import HTTPError as Urllib3Error
     from urllib3.exceptions import NewConnectionError
+
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 except ImportError as import_error:  # reported by the module wrapper with missing_required_lib()
@@ -37,10 +37,10 @@ MAX_REDIRECTS = 5
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 
 # Why an attempt brought no answer the client accepts.
-CONNECT_FAILED = "connect failed"        # connecting failed: the request certainly never reached the API
-CONNECTION_LOST = "connection lost"      # the connection broke once the request may have been sent
-TOO_SLOW = "too slow"                    # the answer came, but not within the attempt's deadline
-REFUSED = "refused"                      # the client refused the answer: TLS, a redirect, a huge body
+CONNECT_FAILED = "connect failed"  # connecting failed: the request certainly never reached the API
+CONNECTION_LOST = "connection lost"  # the connection broke once the request may have been sent
+TOO_SLOW = "too slow"  # the answer came, but not within the attempt's deadline
+REFUSED = "refused"  # the client refused the answer: TLS, a redirect, a huge body
 
 
 class TransportFailure(Exception):
@@ -77,22 +77,33 @@ class Transport:
         try:
             raw = self._send(method, url, params, json_body, headers, follow_redirects)
         except CrossOriginRedirect as redirect:
-            raise TransportFailure(REFUSED, "the answer was a redirect to another server (%s), not followed: the "
-                                   "client only follows redirects within %s"
-                                   % (without_query(redirect.location), self.api_url), code="cross_origin_redirect")
+            raise TransportFailure(
+                REFUSED,
+                f"the answer was a redirect to another server ({without_query(redirect.location)}), not followed: the "
+                f"client only follows redirects within {self.api_url}",
+                code="cross_origin_redirect",
+            )
         except SSLError as error:
-            raise TransportFailure(REFUSED, "TLS verification failed: %s (set validate_certs to false only for a test "
-                                   "endpoint with a self-signed certificate)" % shortened(error))
+            raise TransportFailure(
+                REFUSED,
+                f"TLS verification failed: {shortened(error)} (set validate_certs to false only for a test "
+                "endpoint with a self-signed certificate)",
+            )
         except RequestException as error:
             kind = CONNECT_FAILED if _never_sent(error) else CONNECTION_LOST
-            raise TransportFailure(kind, "no response from %s: %s" % (self.api_url, shortened(error)))
+            raise TransportFailure(kind, f"no response from {self.api_url}: {shortened(error)}")
         if raw.status_code in REDIRECT_STATUSES:
             # Only the token exchange gets here (other requests follow same-origin redirects):
             # its body holds the client secret, which is never sent anywhere else.
-            raise TransportFailure(REFUSED, "the API answered HTTP %s redirecting to %s, not followed: the token "
-                                   "exchange follows no redirect"
-                                   % (raw.status_code, without_query(raw.headers.get("Location") or "?")),
-                                   code="redirect_refused", status=raw.status_code)
+            raise TransportFailure(
+                REFUSED,
+                "the API answered HTTP {} redirecting to {}, not followed: the token "
+                "exchange follows no redirect".format(
+                    raw.status_code, without_query(raw.headers.get("Location") or "?")
+                ),
+                code="redirect_refused",
+                status=raw.status_code,
+            )
         return raw
 
     def _send(self, method, url, params, json_body, headers, follow_redirects):
@@ -101,9 +112,17 @@ class Transport:
         ``session.request`` does."""
         seconds = REQUEST_DEADLINE_FACTOR * float(self.request_timeout)
         deadline = time.monotonic() + seconds
-        raw = self.session.request(method, url, params=params, json=json_body, headers=headers, stream=True,
-                                   allow_redirects=follow_redirects, timeout=self.request_timeout,
-                                   verify=self.validate_certs)
+        raw = self.session.request(
+            method,
+            url,
+            params=params,
+            json=json_body,
+            headers=headers,
+            stream=True,
+            allow_redirects=follow_redirects,
+            timeout=self.request_timeout,
+            verify=self.validate_certs,
+        )
         try:
             declared = raw.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
@@ -113,9 +132,12 @@ class Transport:
             read = getattr(raw.raw, "read1", None) or raw.raw.read
             while True:
                 if time.monotonic() > deadline:
-                    raise TransportFailure(TOO_SLOW, "the answer was not complete within %g seconds (twice "
-                                           "request_timeout); the server sends it too slowly" % seconds,
-                                           code="deadline_exceeded")
+                    raise TransportFailure(
+                        TOO_SLOW,
+                        f"the answer was not complete within {seconds:g} seconds (twice "
+                        "request_timeout); the server sends it too slowly",
+                        code="deadline_exceeded",
+                    )
                 try:
                     chunk = read(65536, decode_content=True)
                 except (Urllib3Error, OSError) as error:
@@ -142,12 +164,18 @@ def checked_api_url(api_url):
     api_url = str(api_url).rstrip("/")
     parts = urlsplit(api_url)
     if "@" in parts.netloc:
-        raise LocalRefusal("api_url must not carry a user name or password (user:password@host); give the "
-                           "credentials as client_id and client_secret. The URL was refused for %s://%s"
-                           % (parts.scheme, parts.netloc.rpartition("@")[2]), code="invalid_api_url")
+        raise LocalRefusal(
+            "api_url must not carry a user name or password (user:password@host); give the "
+            "credentials as client_id and client_secret. The URL was refused for {}://{}".format(
+                parts.scheme, parts.netloc.rpartition("@")[2]
+            ),
+            code="invalid_api_url",
+        )
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise LocalRefusal("api_url must be an http:// or https:// URL with a host name, such as "
-                           "https://api.example.com/v1", code="invalid_api_url")
+        raise LocalRefusal(
+            "api_url must be an http:// or https:// URL with a host name, such as https://api.example.com/v1",
+            code="invalid_api_url",
+        )
     return api_url
 
 
@@ -160,7 +188,7 @@ def origin(url):
 def without_query(url):
     """A URL for an error message: without its query and fragment, which may carry secrets."""
     parts = urlsplit(url)
-    return "%s://%s%s" % (parts.scheme, parts.netloc.rpartition("@")[2], parts.path)
+    return "{}://{}{}".format(parts.scheme, parts.netloc.rpartition("@")[2], parts.path)
 
 
 def _never_sent(error):
@@ -181,8 +209,12 @@ def _never_sent(error):
 
 
 def _too_large(url):
-    return TransportFailure(REFUSED, "the response is larger than %d MiB, the most the client accepts"
-                            % (MAX_RESPONSE_BYTES // 1048576), code="response_too_large", path=urlsplit(url).path)
+    return TransportFailure(
+        REFUSED,
+        "the response is larger than %d MiB, the most the client accepts" % (MAX_RESPONSE_BYTES // 1048576),
+        code="response_too_large",
+        path=urlsplit(url).path,
+    )
 
 
 class CrossOriginRedirect(Exception):
@@ -192,6 +224,7 @@ class CrossOriginRedirect(Exception):
 
 
 if HAS_REQUESTS:
+
     class _SameOriginSession(requests.Session):
         """A session that follows redirects only within the origin (scheme, host and port) of the
         request: the access token, a request body or the answer of another server never cross."""

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -12,10 +11,6 @@ being removed gives way to a new one), refuses what the API cannot change, and p
 removal as ``Step``s. A module adds what is its own: its deploy request and prediction, its
 power or node steps, how it is removed.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
@@ -72,8 +67,13 @@ def compute_argument_spec(resource_class, own_options):
     )
     argument_spec[resource_class.type_option] = dict(type="str")
     argument_spec.update(own_options)
-    for options in (WAIT_ARGUMENT_SPEC, TAGS_ARGUMENT_SPEC, placement_argument_spec(resource_class.key),
-                    CAP_ARGUMENT_SPEC, RUNWAY_ARGUMENT_SPEC):
+    for options in (
+        WAIT_ARGUMENT_SPEC,
+        TAGS_ARGUMENT_SPEC,
+        placement_argument_spec(resource_class.key),
+        CAP_ARGUMENT_SPEC,
+        RUNWAY_ARGUMENT_SPEC,
+    ):
         argument_spec.update(options)
     return argument_spec
 
@@ -85,12 +85,12 @@ class Compute(Resource):
     name_field = "hostname"
     name_option = "hostname"
     going_away = GOING_AWAY
-    type_option = None      # the option naming what is deployed: instance_type, cluster_type
-    removal = "delete"      # what state=absent does to it, in messages ("delete", "discontinue")
+    type_option = None  # the option naming what is deployed: instance_type, cluster_type
+    removal = "delete"  # what state=absent does to it, in messages ("delete", "discontinue")
     being_removed = "being removed"
     required_to_deploy = ()  # the options a deploy cannot do without (a placement may supply some)
-    passed_options = ()     # options sent with the deploy as they are, besides description and contract
-    shown_fields = ()       # fields ``--diff`` shows as the API returns them, besides the common ones
+    passed_options = ()  # options sent with the deploy as they are, besides description and contract
+    shown_fields = ()  # fields ``--diff`` shows as the API returns them, besides the common ones
     # Options the API cannot change after the deploy besides the type, image, location,
     # description and contract: (option, field of the resource).
     also_immutable = ()
@@ -98,10 +98,10 @@ class Compute(Resource):
     # a default), and those a placement chooses among its candidates.
     compared_when_reported = ()
     placed_options = ()
-    capacity_hint = ""      # what to do when the API has no capacity for a deploy
+    capacity_hint = ""  # what to do when the API has no capacity for a deploy
 
     def __init__(self, module):
-        super(Compute, self).__init__(module)
+        super().__init__(module)
         self.desired_tags = None
         self.ssh_key_references = ssh_key_references(self.client)
         self.script_references = startup_script_references(self.client)
@@ -116,8 +116,11 @@ class Compute(Resource):
 
     def find_by_name(self, name, exclude_id=None):
         # one being removed keeps its hostname for a moment; a new one may already carry it
-        return live_one([item for item in self.list_named(name)
-                         if item.get("hostname") == name and item.get("id") != exclude_id], self.noun, name)
+        return live_one(
+            [item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id],
+            self.noun,
+            name,
+        )
 
     def validate(self):
         self.desired_tags = desired_tags(self.params)
@@ -133,7 +136,7 @@ class Compute(Resource):
     def find(self):
         """The resource the plan starts from: None when it is being removed and a removal is
         asked (nothing left to do) or its hostname is to be deployed again."""
-        found = super(Compute, self).find()
+        found = super().find()
         if found is None:
             return None
         if found.get("status") not in GOING_AWAY:
@@ -147,7 +150,9 @@ class Compute(Resource):
                 self.wait_gone(found["id"])
             return None
         if self.params["id"]:
-            raise ModuleFailure("%s %s is %s (status %s)" % (self.noun, found["id"], self.being_removed, found["status"]))
+            raise ModuleFailure(
+                "{} {} is {} (status {})".format(self.noun, found["id"], self.being_removed, found["status"])
+            )
         # its hostname can be deployed again once it is gone
         if not self.module.check_mode:
             self.wait_gone(found["id"])
@@ -167,29 +172,48 @@ class Compute(Resource):
     def wait_failure(self, resource):
         """Why a wait for ``resource`` (as read now) cannot succeed, or None."""
         if resource is None:
-            return "the %s disappeared" % self.noun
+            return f"the {self.noun} disappeared"
         if resource.get("status") in BROKEN:
-            return "the %s is %s" % (self.noun, resource["status"])
+            return "the {} is {}".format(self.noun, resource["status"])
         return None
 
     def wait_for(self, resource_id, done, description):
-        return self.budget.until(lambda: self.fetch(resource_id), done, description, failed=self.wait_failure,
-                                 describe=lambda resource: resource and resource.get("status"))
+        return self.budget.until(
+            lambda: self.fetch(resource_id),
+            done,
+            description,
+            failed=self.wait_failure,
+            describe=lambda resource: resource and resource.get("status"),
+        )
 
     def wait_gone(self, resource_id):
-        self.budget.until(lambda: self.fetch(resource_id), lambda current: current is None,
-                          "%s %s to be removed" % (self.noun, resource_id),
-                          describe=lambda resource: resource and resource.get("status"))
+        self.budget.until(
+            lambda: self.fetch(resource_id),
+            lambda current: current is None,
+            f"{self.noun} {resource_id} to be removed",
+            describe=lambda resource: resource and resource.get("status"),
+        )
 
     # ------------------------------------------------------------------------ view
 
     def view(self, resource):
         if not resource:
             return {}
-        fields = ("id", "hostname", self.type_option, "image", "location", "description", "contract") + self.shown_fields
+        fields = (
+            "id",
+            "hostname",
+            self.type_option,
+            "image",
+            "location",
+            "description",
+            "contract",
+        ) + self.shown_fields
         shown = dict((field, resource.get(field)) for field in fields)
-        shown.update(ssh_key_ids=sorted(resource.get("ssh_key_ids") or []),
-                     startup_script_id=resource.get("startup_script_id"), tags=current_tags(resource))
+        shown.update(
+            ssh_key_ids=sorted(resource.get("ssh_key_ids") or []),
+            startup_script_id=resource.get("startup_script_id"),
+            tags=current_tags(resource),
+        )
         return shown
 
     # ------------------------------------------------------------------------ deploy
@@ -197,12 +221,21 @@ class Compute(Resource):
     def deploy_request(self):
         """The body of the deploy request, with every name resolved to an id."""
         params = self.params
-        missing = [option for option in self.required_to_deploy
-                   if not params[option] and not self.placement.supplies(option)] + self.also_missing()
+        missing = [
+            option for option in self.required_to_deploy if not params[option] and not self.placement.supplies(option)
+        ] + self.also_missing()
         if missing:
-            raise ModuleFailure("%s %r does not exist; to deploy it, give %s" % (self.noun, params["hostname"], ", ".join(missing)))
-        body = {"hostname": params["hostname"], self.type_option: params[self.type_option],
-                "location_code": params["location_code"], "image": self.image_to_deploy()}
+            raise ModuleFailure(
+                "{} {!r} does not exist; to deploy it, give {}".format(
+                    self.noun, params["hostname"], ", ".join(missing)
+                )
+            )
+        body = {
+            "hostname": params["hostname"],
+            self.type_option: params[self.type_option],
+            "location_code": params["location_code"],
+            "image": self.image_to_deploy(),
+        }
         for option in ("description", "contract") + self.passed_options:
             if params[option] is not None:
                 body[option] = params[option]
@@ -249,7 +282,7 @@ class Compute(Resource):
     def guard(self, body):
         """The cost of deploying ``body``, refused when over the cap or the runway."""
         cost_value = self.deploy_cost(body)
-        self.runway = guard_deploy(self.client, self.params, cost_value, "%s %s" % (self.key, body["hostname"]))
+        self.runway = guard_deploy(self.client, self.params, cost_value, "{} {}".format(self.key, body["hostname"]))
         return cost_value
 
     def create_deployed(self, body):
@@ -260,8 +293,11 @@ class Compute(Resource):
             return self.create_unique(self.path, body, retry_unavailable=False)
         except ApiError as error:
             if error.status == 503:
-                raise error.with_hint("No capacity for %s in %s: %s" % (self.capacity_subject(body), body["location_code"],
-                                                                        self.capacity_hint))
+                raise error.with_hint(
+                    "No capacity for {} in {}: {}".format(
+                        self.capacity_subject(body), body["location_code"], self.capacity_hint
+                    )
+                )
             if error.status == 402:
                 raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
             raise
@@ -277,14 +313,19 @@ class Compute(Resource):
         cap = self.params["max_price_per_hour"]
 
         def over_the_cap(location, code, spot):
-            return over_cap(self.deploy_cost(self.placement.body_for(body, location, code, spot)), cap,
-                            "%s%s in %s" % (code, " (spot)" if spot else "", location))
+            return over_cap(
+                self.deploy_cost(self.placement.body_for(body, location, code, spot)),
+                cap,
+                "{}{} in {}".format(code, " (spot)" if spot else "", location),
+            )
 
         resource_id, self.placed = self.placement.place(
             lambda *candidate: self.create_deployed(self.placement.body_for(body, *candidate)),
-            over_the_cap if cap is not None else None)
-        return resource_id, self.placement.body_for(body, self.placed["location_code"], self.placed[self.type_option],
-                                                    self.placed["spot"])
+            over_the_cap if cap is not None else None,
+        )
+        return resource_id, self.placement.body_for(
+            body, self.placed["location_code"], self.placed[self.type_option], self.placed["spot"]
+        )
 
     def deployment(self):
         """The deploy step: the request is built (names resolved, options checked) before any
@@ -311,10 +352,18 @@ class Compute(Resource):
     def immutable_pairs(self, resource):
         """``{option: (desired, current)}`` of the options the API cannot change."""
         params = self.params
-        immutable = ((self.type_option, self.type_option), ("image", "image"), ("location_code", "location"),
-                     ("description", "description"), ("contract", "contract")) + self.also_immutable
-        pairs = dict((option, (params[option], resource.get(field))) for option, field in immutable
-                     if option not in self.compared_when_reported or resource.get(field) is not None)
+        immutable = (
+            (self.type_option, self.type_option),
+            ("image", "image"),
+            ("location_code", "location"),
+            ("description", "description"),
+            ("contract", "contract"),
+        ) + self.also_immutable
+        pairs = dict(
+            (option, (params[option], resource.get(field)))
+            for option, field in immutable
+            if option not in self.compared_when_reported or resource.get(field) is not None
+        )
         if params["id"]:
             pairs["hostname"] = (params["hostname"], resource.get("hostname"))
         return pairs
@@ -324,20 +373,32 @@ class Compute(Resource):
         change them; with a placement, it may be in any of the candidates."""
         params = self.params
         pairs = self.immutable_pairs(resource)
-        what = "%s %s (%s)" % (self.noun, resource.get("hostname"), resource["id"])
+        what = "{} {} ({})".format(self.noun, resource.get("hostname"), resource["id"])
         if self.placement.enabled:
             for option in self.placed_options:
                 pairs.pop(option, None)
             if not self.placement.accepts(resource):
-                raise ModuleFailure("%s is %s%s in %s, none of the placement's candidates; the API cannot move it. "
-                                    "Widen placement, or %s it (state=absent) and deploy it again."
-                                    % (what, resource.get(self.type_option), " (spot)" if resource.get("is_spot") else "",
-                                       resource.get("location"), self.removal))
-        pairs.update(deployed_with(resource, params["ssh_keys"], params["startup_script"],
-                                   self.ssh_key_references, self.script_references))
-        refuse_differences(what, pairs, "the API cannot modify them after the deploy. "
-                                        "Leave them out, or %s the %s (state=absent) and deploy it again."
-                                        % (self.removal, self.noun))
+                raise ModuleFailure(
+                    "{} is {}{} in {}, none of the placement's candidates; the API cannot move it. "
+                    "Widen placement, or {} it (state=absent) and deploy it again.".format(
+                        what,
+                        resource.get(self.type_option),
+                        " (spot)" if resource.get("is_spot") else "",
+                        resource.get("location"),
+                        self.removal,
+                    )
+                )
+        pairs.update(
+            deployed_with(
+                resource, params["ssh_keys"], params["startup_script"], self.ssh_key_references, self.script_references
+            )
+        )
+        refuse_differences(
+            what,
+            pairs,
+            "the API cannot modify them after the deploy. "
+            f"Leave them out, or {self.removal} the {self.noun} (state=absent) and deploy it again.",
+        )
 
     def tagging(self, resource):
         """The step bringing the tags of ``resource`` to the options, or None."""
@@ -386,15 +447,18 @@ class Compute(Resource):
             after_cost = with_reported_price(self.planned_cost, after)
         before_cost = self.existing_cost(before) if before else None
         shown_before, shown_after = self.module.hide_jupyter_tokens([before, after])
-        result = with_cost(super(Compute, self).result(changed, shown_before, shown_after), after_cost, before_cost)
+        result = with_cost(super().result(changed, shown_before, shown_after), after_cost, before_cost)
         if self.placed is not None:
             result["placement"] = self.placed
         if self.runway is not None:
             result["runway"] = self.runway
         if self.params["state"] in self.gone_states:
             result["deleted_volume_ids"] = self.deleted_volume_ids
-            result["detached_volume_ids"] = [volume_id for volume_id in self.attached_volume_ids(before or {})
-                                             if volume_id not in self.deleted_volume_ids]
+            result["detached_volume_ids"] = [
+                volume_id
+                for volume_id in self.attached_volume_ids(before or {})
+                if volume_id not in self.deleted_volume_ids
+            ]
         return result
 
     def existing_cost(self, resource):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -8,10 +7,6 @@ up, the ``expired`` filter (role ``reaper``) reports the saving of a deletion, a
 
 No Ansible imports: modules and plugins share this file.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, single_item
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
@@ -50,8 +45,9 @@ class ChargedKind:
 # instance is still charged); clusters likewise; volumes until they are purged from the trash or
 # deleted permanently, so the trash is listed too.
 CHARGED_KINDS = {
-    "instance": ChargedKind("instance", ("/instances",), "hostname", "instance_type", "price_per_hour",
-                            ("deleting", "discontinued")),
+    "instance": ChargedKind(
+        "instance", ("/instances",), "hostname", "instance_type", "price_per_hour", ("deleting", "discontinued")
+    ),
     "cluster": ChargedKind("cluster", ("/clusters",), "hostname", "cluster_type", "price_per_hour", ("deleting",)),
     "volume": ChargedKind("volume", ("/volumes", "/volumes/trash"), "name", "type", "base_hourly_cost", ()),
 }
@@ -99,7 +95,7 @@ def _catalog_entry(entries, field, code, what):
     for entry in entries or []:
         if isinstance(entry, dict) and entry.get(field) == code:
             return entry
-    raise ValueError("%s %r is not in the catalog" % (what, code))
+    raise ValueError(f"{what} {code!r} is not in the catalog")
 
 
 def volume_hourly_price(volume_types, volume_type, size_gb):
@@ -128,15 +124,22 @@ def cost(parts, currency=CURRENCY):
     return {
         "price_per_hour": round(sum(price for _what, price in parts if price is not None), 6),
         "currency": currency,
-        "basis": [{"item": what, "price_per_hour": None if price is None else round(price, 6)} for what, price in parts],
+        "basis": [
+            {"item": what, "price_per_hour": None if price is None else round(price, 6)} for what, price in parts
+        ],
     }
 
 
 def describe_cost(cost_value):
     """One line naming the total and what makes it up, for messages."""
-    return "%s %s/h (%s)" % (cost_value["price_per_hour"], cost_value["currency"], ", ".join(
-        "%s %s" % (part["item"], "not priced" if part["price_per_hour"] is None else part["price_per_hour"])
-        for part in cost_value["basis"]))
+    return "{} {}/h ({})".format(
+        cost_value["price_per_hour"],
+        cost_value["currency"],
+        ", ".join(
+            "{} {}".format(part["item"], "not priced" if part["price_per_hour"] is None else part["price_per_hour"])
+            for part in cost_value["basis"]
+        ),
+    )
 
 
 def contract_label(spot, contract):
@@ -146,26 +149,42 @@ def contract_label(spot, contract):
 
 
 def instance_part(instance_type, spot, contract, price):
-    return ("instance %s (%s)" % (instance_type, contract_label(spot, contract)), price)
+    return (f"instance {instance_type} ({contract_label(spot, contract)})", price)
 
 
 def volume_part(what, volume_type, size, price):
-    return ("%s %s %s GB" % (what, volume_type, size), price)
+    return (f"{what} {volume_type} {size} GB", price)
 
 
 def existing_instance_cost(instance):
     """What an existing instance costs, as the API reports it (its volumes are priced apart)."""
-    return cost([instance_part(instance.get("instance_type"), instance.get("is_spot"), instance.get("contract"),
-                               float(instance.get("price_per_hour") or 0))])
+    return cost(
+        [
+            instance_part(
+                instance.get("instance_type"),
+                instance.get("is_spot"),
+                instance.get("contract"),
+                float(instance.get("price_per_hour") or 0),
+            )
+        ]
+    )
 
 
 def existing_cluster_cost(cluster):
-    return cost([("cluster %s" % cluster.get("cluster_type"), float(cluster.get("price_per_hour") or 0))])
+    return cost([("cluster {}".format(cluster.get("cluster_type")), float(cluster.get("price_per_hour") or 0))])
 
 
 def existing_volume_cost(volume):
-    return cost([volume_part("volume %s" % volume.get("name"), volume.get("type"), volume.get("size"),
-                             float(volume.get("base_hourly_cost") or 0))])
+    return cost(
+        [
+            volume_part(
+                "volume {}".format(volume.get("name")),
+                volume.get("type"),
+                volume.get("size"),
+                float(volume.get("base_hourly_cost") or 0),
+            )
+        ]
+    )
 
 
 class PriceBook:
@@ -185,7 +204,7 @@ class PriceBook:
         try:
             return function(*args)
         except (KeyError, TypeError, ValueError) as error:
-            raise ModuleFailure("cannot price the plan: %s" % error)
+            raise ModuleFailure(f"cannot price the plan: {error}")
 
     def instance(self, instance_type, spot):
         return self._price(instance_hourly_price, self.catalog("/instance-types"), instance_type, spot)
@@ -201,35 +220,55 @@ class PriceBook:
         with it. Volumes it only attaches (``existing_volumes``, an OS volume it boots from) are
         charged already and not part of it."""
         spot = bool(body.get("is_spot") or body.get("contract") == "SPOT")
-        parts = [instance_part(body["instance_type"], spot, body.get("contract"), self.instance(body["instance_type"], spot))]
+        parts = [
+            instance_part(body["instance_type"], spot, body.get("contract"), self.instance(body["instance_type"], spot))
+        ]
         if not boots_from_volume:
             os_volume = body.get("os_volume")
             if os_volume:
-                parts.append(volume_part("OS volume %s" % os_volume["name"], OS_VOLUME_TYPE, os_volume["size"],
-                                         self.volume(OS_VOLUME_TYPE, os_volume["size"])))
+                parts.append(
+                    volume_part(
+                        "OS volume {}".format(os_volume["name"]),
+                        OS_VOLUME_TYPE,
+                        os_volume["size"],
+                        self.volume(OS_VOLUME_TYPE, os_volume["size"]),
+                    )
+                )
             else:
                 # the API picks the size, and no catalog says which: the basis says so
-                parts.append(("OS volume %s, size chosen by the API (give os_volume to price it)" % OS_VOLUME_TYPE, None))
+                parts.append((f"OS volume {OS_VOLUME_TYPE}, size chosen by the API (give os_volume to price it)", None))
         for volume in body.get("volumes") or []:
-            parts.append(volume_part("volume %s" % volume["name"], volume["type"], volume["size"],
-                                     self.volume(volume["type"], volume["size"])))
+            parts.append(
+                volume_part(
+                    "volume {}".format(volume["name"]),
+                    volume["type"],
+                    volume["size"],
+                    self.volume(volume["type"], volume["size"]),
+                )
+            )
         return cost(parts)
 
     def cluster_deploy(self, body):
         """The cost of the cluster deploy request ``body``: the cluster and its new shared volume."""
         shared = body["shared_volume"]
-        return cost([
-            ("cluster %s" % body["cluster_type"], self.cluster(body["cluster_type"])),
-            volume_part("shared volume %s" % shared["name"], CLUSTER_SHARED_VOLUME_TYPE, shared["size"],
-                        self.volume(CLUSTER_SHARED_VOLUME_TYPE, shared["size"])),
-        ])
+        return cost(
+            [
+                ("cluster {}".format(body["cluster_type"]), self.cluster(body["cluster_type"])),
+                volume_part(
+                    "shared volume {}".format(shared["name"]),
+                    CLUSTER_SHARED_VOLUME_TYPE,
+                    shared["size"],
+                    self.volume(CLUSTER_SHARED_VOLUME_TYPE, shared["size"]),
+                ),
+            ]
+        )
 
 
 def over_cap(cost_value, cap, what):
     """Why ``what``, costing ``cost_value``, is over the cap ``max_price_per_hour`` (None when it
     is not, or there is no cap)."""
     if cap is not None and cost_value["price_per_hour"] > cap:
-        return "%s would cost %s, over max_price_per_hour %s" % (what, describe_cost(cost_value), cap)
+        return f"{what} would cost {describe_cost(cost_value)}, over max_price_per_hour {cap}"
     return None
 
 
@@ -242,12 +281,12 @@ def refuse_over_cap(cost_value, cap, what):
 def check_cap_option(cap, option="max_price_per_hour"):
     """A cap must be a positive price: refuse anything else before any API call."""
     if cap is not None and not cap > 0:
-        raise ModuleFailure("%s must be a positive price per hour, not %s" % (option, cap))
+        raise ModuleFailure(f"{option} must be a positive price per hour, not {cap}")
 
 
 def check_runway_option(min_hours):
     if min_hours is not None and min_hours < 0:
-        raise ModuleFailure("min_balance_hours must be zero or more hours, not %s" % min_hours)
+        raise ModuleFailure(f"min_balance_hours must be zero or more hours, not {min_hours}")
 
 
 def refuse_short_runway(client, cost_value, min_hours, what):
@@ -261,10 +300,13 @@ def refuse_short_runway(client, cost_value, min_hours, what):
     runway = runway_hours(balance, new_rate)
     found = {"balance": balance, "currency": currency, "price_per_hour": new_rate, "runway_hours": runway}
     if runway is not None and runway < min_hours:
-        raise ModuleFailure("%s would cost %s: the project would then burn %s %s/h and its balance of %s %s would last "
-                            "%s hours, less than min_balance_hours %s; nothing was changed"
-                            % (what, describe_cost(cost_value), new_rate, currency, balance, currency, runway, min_hours),
-                            cost=cost_value, runway=found)
+        raise ModuleFailure(
+            f"{what} would cost {describe_cost(cost_value)}: the project would then burn {new_rate} {currency}/h "
+            f"and its balance of {balance} {currency} would last {runway} hours, less than min_balance_hours "
+            f"{min_hours}; nothing was changed",
+            cost=cost_value,
+            runway=found,
+        )
     return found
 
 
@@ -289,10 +331,10 @@ def insufficient_funds_hint(client, cost_value):
     """The hint for a deploy answered 402: the balance and the price of what was refused."""
     try:
         balance, currency = read_balance(client)
-        said = "The project balance is %s %s" % (balance, currency)
+        said = f"The project balance is {balance} {currency}"
     except ApiError:  # the refusal matters more than a failed explanation of it
         said = "The project balance could not be read"
-    return "%s; this deploy costs %s. Top up the balance, or deploy something cheaper." % (said, describe_cost(cost_value))
+    return f"{said}; this deploy costs {describe_cost(cost_value)}. Top up the balance, or deploy something cheaper."
 
 
 # The options of plugins/doc_fragments/cost.py: keep them in step.

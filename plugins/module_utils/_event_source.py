@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -8,10 +7,6 @@ as for the modules), a poll that outlives transient failures, and a JSON state f
 atomically. Like ``_api.py`` it imports nothing from Ansible: ansible-rulebook loads the
 sources in its own Python.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 import json
 import os
@@ -53,8 +48,11 @@ def connection_settings(args, environ=None):
         settings[option] = value
     missing = [option for option in ("api_url", "client_id", "client_secret") if not settings[option]]
     if missing:
-        raise SourceError("missing %s: set the source argument or %s" % (
-            ", ".join(missing), ", ".join(CONNECTION_OPTIONS[option][0] for option in missing)))
+        raise SourceError(
+            "missing {}: set the source argument or {}".format(
+                ", ".join(missing), ", ".join(CONNECTION_OPTIONS[option][0] for option in missing)
+            )
+        )
     settings["validate_certs"] = boolean(settings["validate_certs"], "validate_certs")
     settings["request_timeout"] = positive_number(settings["request_timeout"], "request_timeout")
     return settings
@@ -70,7 +68,7 @@ def positive_number(value, name):
     except (TypeError, ValueError):
         number = 0
     if number <= 0:
-        raise SourceError("%s must be a positive number, got %r" % (name, value))
+        raise SourceError(f"{name} must be a positive number, got {value!r}")
     return number
 
 
@@ -82,7 +80,7 @@ def boolean(value, name):
         return True
     if text in ("0", "false", "no", "off"):
         return False
-    raise SourceError("%s must be a boolean, got %r" % (name, value))
+    raise SourceError(f"{name} must be a boolean, got {value!r}")
 
 
 def failure_delay(failures, interval):
@@ -100,12 +98,12 @@ def load_state(path):
     try:
         with open(path) as handle:
             return json.load(handle)
-    except (IOError, OSError):
+    except OSError:
         if os.path.exists(path):
             raise
         return None
     except ValueError as error:
-        raise SourceError("state_file %s is not the JSON this source writes: %s" % (path, error))
+        raise SourceError(f"state_file {path} is not the JSON this source writes: {error}")
 
 
 def save_state(path, state):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -11,10 +10,6 @@ value that is not a date is reported, never guessed at.
 
 No Ansible imports: the ``expired`` filter, the modules and the roles share this file.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 import re
 from datetime import datetime, timedelta, timezone
@@ -38,8 +33,7 @@ def parse_duration(text):
     """
     value = str(text).strip().lower()
     if not _DURATION.match(value):
-        raise ValueError(
-            "%r is not a duration: use a number and a unit, s, m, h, d or w (90m, 8h, 3d, 1h30m)" % (text,))
+        raise ValueError(f"{text!r} is not a duration: use a number and a unit, s, m, h, d or w (90m, 8h, 3d, 1h30m)")
     return sum(float(number) * _DURATION_UNITS[unit] for number, unit in _DURATION_PART.findall(value))
 
 
@@ -50,13 +44,21 @@ def parse_timestamp(text):
     """
     match = _TIMESTAMP.match(str(text).strip())
     if not match:
-        raise ValueError("%r is not an ISO 8601 date or timestamp (e.g. 2026-11-24T18:00:00Z)" % (text,))
+        raise ValueError(f"{text!r} is not an ISO 8601 date or timestamp (e.g. 2026-11-24T18:00:00Z)")
     year, month, day, hour, minute, second, fraction, offset = match.groups()
     try:
-        moment = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0),
-                          int((fraction or "0").ljust(6, "0")[:6]), tzinfo=timezone.utc)
+        moment = datetime(
+            int(year),
+            int(month),
+            int(day),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
+            int((fraction or "0").ljust(6, "0")[:6]),
+            tzinfo=timezone.utc,
+        )
     except ValueError as error:
-        raise ValueError("%r is not an ISO 8601 date or timestamp: %s" % (text, error))
+        raise ValueError(f"{text!r} is not an ISO 8601 date or timestamp: {error}")
     if offset and offset.upper() != "Z":
         sign = -1 if offset[0] == "-" else 1
         digits = offset[1:].replace(":", "")

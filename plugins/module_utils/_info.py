@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -20,10 +19,6 @@ Filters compare one way in every info module:
   match whatever their case, as the API lowercases them;
 - numbers compare as numbers (``at_least``, ``at_most``), and several filters combine with AND.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 from contextlib import contextmanager
 
@@ -150,8 +145,9 @@ def exit_info(module, read_results):
     module.exit_json(changed=False, **module.run(read_results))
 
 
-def exit_list_info(module, key, path, query=None, filters=(), public=False, hints=None, paged=False,
-                   list_all=None, shown=None):
+def exit_list_info(
+    module, key, path, query=None, filters=(), public=False, hints=None, paged=False, list_all=None, shown=None
+):
     """The whole behaviour of an info module that returns a list under ``key``:
 
     - when the module's ``id`` option is set, the one item at ``path``/id, or none when the API
@@ -206,8 +202,14 @@ PRICED_CATALOG_FILTERS = (
 def exit_priced_catalog_info(module, key, path, filters):
     """A hardware catalog (``PRICED_CATALOG_OPTIONS`` and the module's own ``filters``) in the
     chosen currency."""
-    exit_list_info(module, key, path, query={"currency": module.params["currency"]},
-                   filters=PRICED_CATALOG_FILTERS + tuple(filters), public=True)
+    exit_list_info(
+        module,
+        key,
+        path,
+        query={"currency": module.params["currency"]},
+        filters=PRICED_CATALOG_FILTERS + tuple(filters),
+        public=True,
+    )
 
 
 # The filter options of the resource info modules, each filtering the same way in every module

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -10,10 +9,6 @@ item succeeded, 207 when some failed, each item carrying its own ``status``, ``e
 ``statusCode``). ``act_on_one`` serves the ``instance`` module, ``act_on_many`` the
 ``instance_state`` module; both read the per-item results the same way.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 
@@ -28,7 +23,7 @@ class ItemFailure:
     def __init__(self, instance_id, action, error, status_code):
         self.instance_id = instance_id
         self.action = action
-        self.error = error or "the %s action failed" % action
+        self.error = error or f"the {action} action failed"
         self.status_code = status_code
 
     @property
@@ -40,8 +35,13 @@ class ItemFailure:
         return self.status_code == 404
 
     def as_dict(self, hostname=None):
-        return {"id": self.instance_id, "hostname": hostname, "action": self.action,
-                "status_code": self.status_code, "error": self.error}
+        return {
+            "id": self.instance_id,
+            "hostname": hostname,
+            "action": self.action,
+            "status_code": self.status_code,
+            "error": self.error,
+        }
 
 
 def item_failures(body, action):
@@ -49,8 +49,11 @@ def item_failures(body, action):
     failures = []
     for item in body if isinstance(body, list) else []:
         if isinstance(item, dict) and item.get("status") == "error":
-            failures.append(ItemFailure(item.get("instanceId"), item.get("action") or action, item.get("error"),
-                                        item.get("statusCode")))
+            failures.append(
+                ItemFailure(
+                    item.get("instanceId"), item.get("action") or action, item.get("error"), item.get("statusCode")
+                )
+            )
     return failures
 
 
@@ -74,6 +77,8 @@ def act_on_many(client, instance_ids, action, **fields):
     failures = item_failures(response.body, action)
     if response.status == 207 and not failures:
         # a 207 names the failed items; one that names none is read as "all failed, unknown why"
-        failures = [ItemFailure(instance_id, action, "the API reported a partial failure without details", None)
-                    for instance_id in instance_ids]
+        failures = [
+            ItemFailure(instance_id, action, "the API reported a partial failure without details", None)
+            for instance_id in instance_ids
+        ]
     return failures

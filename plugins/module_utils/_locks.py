@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -13,10 +12,6 @@ while holding one never blocks the others. With the token cache disabled there i
 
 This file does not import anything from Ansible.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 import errno
 import hashlib
@@ -58,7 +53,7 @@ def check_private_directory(directory):
     try:
         info = os.lstat(directory)
     except OSError as error:
-        raise UnsafeCachePath(error.errno, "it cannot be used (%s)" % error.strerror, directory)
+        raise UnsafeCachePath(error.errno, f"it cannot be used ({error.strerror})", directory)
     if stat.S_ISLNK(info.st_mode):
         raise UnsafeCachePath(errno.ELOOP, "it is a symbolic link", directory)
     if not stat.S_ISDIR(info.st_mode):
@@ -66,7 +61,9 @@ def check_private_directory(directory):
     if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
         raise UnsafeCachePath(errno.EPERM, "it is owned by another user (uid %d)" % info.st_uid, directory)
     if info.st_mode & 0o022:
-        raise UnsafeCachePath(errno.EPERM, "it is writable by others (mode %04o)" % stat.S_IMODE(info.st_mode), directory)
+        raise UnsafeCachePath(
+            errno.EPERM, f"it is writable by others (mode {stat.S_IMODE(info.st_mode):04o})", directory
+        )
 
 
 def open_private_file(path):
@@ -74,10 +71,15 @@ def open_private_file(path):
     is never followed (O_CREAT would create or truncate its target), and a file of another user
     or that others could read is refused."""
     try:
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
+        descriptor = os.open(
+            path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
     except OSError as error:
-        raise UnsafeCachePath(error.errno, "it cannot be opened (%s); it must be a regular file, never a symbolic link"
-                              % error.strerror, path)
+        raise UnsafeCachePath(
+            error.errno,
+            f"it cannot be opened ({error.strerror}); it must be a regular file, never a symbolic link",
+            path,
+        )
     try:
         status = os.fstat(descriptor)
         if status.st_uid != os.geteuid() or not stat.S_ISREG(status.st_mode):
@@ -92,8 +94,8 @@ def open_private_file(path):
 
 def create_lock_path(directory, api_url, client_id, kind, name):
     """The lock file for creating a ``kind`` named ``name`` through this API URL and client."""
-    key = hashlib.sha256(("%s\n%s\n%s\n%s" % (api_url, client_id, kind, name)).encode("utf-8")).hexdigest()[:32]
-    return os.path.join(directory, "create-%s.lock" % key)
+    key = hashlib.sha256((f"{api_url}\n{client_id}\n{kind}\n{name}").encode()).hexdigest()[:32]
+    return os.path.join(directory, f"create-{key}.lock")
 
 
 # The create locks this process holds: a module releases them all when it reports its result.

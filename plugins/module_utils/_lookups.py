@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -10,10 +9,6 @@ for a name that several resources share.
 ``*_references`` build a ``References`` (names or ids resolved with at most one list call);
 ``find_taggable`` finds an instance, volume or cluster for the ``tag`` module.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, fetch_or_none, pick_one
@@ -37,22 +32,34 @@ def live_one(matches, noun, name):
 
 def instance_named(instances, hostname, exclude_id=None):
     """The instance with this hostname among ``instances``, or None."""
-    return live_one([item for item in instances if item.get("hostname") == hostname and item.get("id") != exclude_id],
-                    "instance", hostname)
+    return live_one(
+        [item for item in instances if item.get("hostname") == hostname and item.get("id") != exclude_id],
+        "instance",
+        hostname,
+    )
 
 
 def cluster_named(clusters, hostname, exclude_id=None):
     """The cluster with this hostname among ``clusters``, or None."""
-    return live_one([item for item in clusters if item.get("hostname") == hostname and item.get("id") != exclude_id],
-                    "cluster", hostname)
+    return live_one(
+        [item for item in clusters if item.get("hostname") == hostname and item.get("id") != exclude_id],
+        "cluster",
+        hostname,
+    )
 
 
 def volume_named(volumes, name, location=None):
     """The volume with this name (in ``location`` when given) among ``volumes``, or None. A name
     used in several locations is ambiguous without the location."""
-    return pick_one([item for item in volumes
-                     if item.get("name") == name and (location is None or item.get("location") == location)],
-                    "volume", name)
+    return pick_one(
+        [
+            item
+            for item in volumes
+            if item.get("name") == name and (location is None or item.get("location") == location)
+        ],
+        "volume",
+        name,
+    )
 
 
 def ssh_key_references(client):
@@ -65,9 +72,14 @@ def startup_script_references(client):
 
 def volume_references(client, location=None, known=()):
     """Active volumes by name or id, only those in ``location`` when it is given."""
-    return References("volume", lambda: [volume for volume in client.get_list("/volumes")
-                                         if location is None or volume.get("location") == location],
-                      known=known, scope=" in %s" % location if location else "")
+    return References(
+        "volume",
+        lambda: [
+            volume for volume in client.get_list("/volumes") if location is None or volume.get("location") == location
+        ],
+        known=known,
+        scope=f" in {location}" if location else "",
+    )
 
 
 def instance_references(client, known=()):

@@ -1,14 +1,9 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """The module wrapper every cloudcompute.cloud module is built on: the common options (with
 their environment fallbacks), the API client built from them, and API errors turned into
 ``fail_json`` with a ``failure`` dict instead of a traceback."""
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 import copy
 from urllib.parse import urlsplit
@@ -23,6 +18,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     ApiError,
     MissingCredentials,
 )
+
 # Raised by the helpers and modules, handled by CloudComputeModule.run(); imported from here by most.
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import release_create_locks
@@ -34,8 +30,9 @@ COMMON_ARGUMENT_SPEC = dict(
     client_secret=dict(type="str", no_log=True, fallback=(env_fallback, ["CLOUDCOMPUTE_CLIENT_SECRET"])),
     validate_certs=dict(type="bool", default=True, fallback=(env_fallback, ["CLOUDCOMPUTE_VALIDATE_CERTS"])),
     request_timeout=dict(type="float", default=30, fallback=(env_fallback, ["CLOUDCOMPUTE_REQUEST_TIMEOUT"])),
-    token_cache=dict(type="str", default=DEFAULT_TOKEN_CACHE, no_log=False,
-                     fallback=(env_fallback, ["CLOUDCOMPUTE_TOKEN_CACHE"])),
+    token_cache=dict(
+        type="str", default=DEFAULT_TOKEN_CACHE, no_log=False, fallback=(env_fallback, ["CLOUDCOMPUTE_TOKEN_CACHE"])
+    ),
 )
 
 # plugins/doc_fragments/wait.py
@@ -122,11 +119,11 @@ class CloudComputeModule(AnsibleModule):
         kwargs.setdefault("supports_check_mode", True)
         # Before AnsibleModule's own argument checks, which may already call fail_json.
         self._client = None
-        super(CloudComputeModule, self).__init__(argument_spec=spec, **kwargs)
+        super().__init__(argument_spec=spec, **kwargs)
         if not HAS_REQUESTS:
             self.fail_json(msg=missing_required_lib("requests"), exception=str(REQUESTS_IMPORT_ERROR))
         if not self.params.get(REQUIRED_API_URL[0]):
-            self.fail_json(msg="missing required connection options: %s (or %s)" % REQUIRED_API_URL)
+            self.fail_json(msg="missing required connection options: {} (or {})".format(*REQUIRED_API_URL))
         # A password in api_url is refused by the client; it must not be shown meanwhile either.
         password = urlsplit(str(self.params[REQUIRED_API_URL[0]])).password
         if password:
@@ -161,12 +158,12 @@ class CloudComputeModule(AnsibleModule):
     def exit_json(self, **result):
         self._show_client_notes()
         release_create_locks()
-        super(CloudComputeModule, self).exit_json(**result)
+        super().exit_json(**result)
 
     def fail_json(self, msg, **result):
         self._show_client_notes()
         release_create_locks()
-        super(CloudComputeModule, self).fail_json(msg, **result)
+        super().fail_json(msg, **result)
 
     def _show_client_notes(self):
         # What the client noticed but handled (shared rate limits unusable, ...): for -vvv only.
@@ -188,6 +185,8 @@ class CloudComputeModule(AnsibleModule):
         except ModuleFailure as failure:
             self.fail_json(msg=failure.msg, **failure.result)
         except MissingCredentials as missing:
-            names = ["%s (or %s)" % pair for pair in REQUIRED_CREDENTIALS if not self.params.get(pair[0])]
-            self.fail_json(msg="missing required connection options: %s (%s; only the public catalog "
-                               "endpoints can be read without credentials)" % (", ".join(names), missing))
+            names = ["{} (or {})".format(*pair) for pair in REQUIRED_CREDENTIALS if not self.params.get(pair[0])]
+            self.fail_json(
+                msg="missing required connection options: {} ({}; only the public catalog "
+                "endpoints can be read without credentials)".format(", ".join(names), missing)
+            )

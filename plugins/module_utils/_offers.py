@@ -1,13 +1,8 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """Offers: the instance type catalog joined with availability per location and contract, for
 the ``offers`` lookup. Pure functions over the API's answers, so they are tested on their own."""
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 
 def as_number(text):
@@ -34,25 +29,28 @@ def offers_from(catalog, availability):
             if price is None:
                 continue
             for entry in locations:
-                offers.append({
-                    "instance_type": item.get("instance_type"),
-                    "location_code": entry.get("location_code"),
-                    "spot": spot,
-                    "price_per_hour": price,
-                    "currency": item.get("currency"),
-                    "gpu_model": item.get("model") if gpus else None,
-                    "gpus": gpus,
-                    "gpu_memory_gb": total_memory // gpus if gpus else 0,
-                    "gpu_memory_total_gb": total_memory,
-                    "cpu_cores": (item.get("cpu") or {}).get("number_of_cores"),
-                    "memory_gb": (item.get("memory") or {}).get("size_in_gigabytes"),
-                    "available": item.get("instance_type") in (entry.get("availabilities") or []),
-                })
+                offers.append(
+                    {
+                        "instance_type": item.get("instance_type"),
+                        "location_code": entry.get("location_code"),
+                        "spot": spot,
+                        "price_per_hour": price,
+                        "currency": item.get("currency"),
+                        "gpu_model": item.get("model") if gpus else None,
+                        "gpus": gpus,
+                        "gpu_memory_gb": total_memory // gpus if gpus else 0,
+                        "gpu_memory_total_gb": total_memory,
+                        "cpu_cores": (item.get("cpu") or {}).get("number_of_cores"),
+                        "memory_gb": (item.get("memory") or {}).get("size_in_gigabytes"),
+                        "available": item.get("instance_type") in (entry.get("availabilities") or []),
+                    }
+                )
     return offers
 
 
 def filter_offers(offers, filters):
     """The offers matching ``filters`` (the lookup's options; None means "any"), cheapest first."""
+
     def keep(offer):
         model = filters.get("gpu_model")
         checks = (
@@ -67,5 +65,8 @@ def filter_offers(offers, filters):
             not filters.get("available", True) or offer["available"],
         )
         return all(checks)
-    return sorted((offer for offer in offers if keep(offer)),
-                  key=lambda offer: (offer["price_per_hour"], offer["instance_type"], offer["location_code"], offer["spot"]))
+
+    return sorted(
+        (offer for offer in offers if keep(offer)),
+        key=lambda offer: (offer["price_per_hour"], offer["instance_type"], offer["location_code"], offer["spot"]),
+    )

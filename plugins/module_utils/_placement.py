@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -16,10 +15,6 @@ Candidates are taken type by type, each in every location in order (the type is 
 choice that matters: an H100 anywhere before an H200 anywhere); with ``on_demand_fallback`` the
 same candidates as on-demand follow all the spot ones.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 import time
 
@@ -63,10 +58,18 @@ def _placement_options(kind):
 
 
 KINDS = {
-    "instance": dict(type_field="instance_type", types_option="instance_types",
-                     availability="/instance-availability", catalog="/instance-types"),
-    "cluster": dict(type_field="cluster_type", types_option="cluster_types",
-                    availability="/cluster-availability", catalog="/cluster-types"),
+    "instance": dict(
+        type_field="instance_type",
+        types_option="instance_types",
+        availability="/instance-availability",
+        catalog="/instance-types",
+    ),
+    "cluster": dict(
+        type_field="cluster_type",
+        types_option="cluster_types",
+        availability="/cluster-availability",
+        catalog="/cluster-types",
+    ),
 }
 
 
@@ -91,7 +94,9 @@ class Placement:
         self.on_no_capacity = params.get("on_no_capacity") or "fail"
         self.enabled = bool(params.get("placement")) or self.on_no_capacity == "wait"
         self.spot = bool(params.get("spot") or params.get("contract") == "SPOT") if kind == "instance" else False
-        self.locations = self.options.get("locations") or ([params["location_code"]] if params.get("location_code") else [])
+        self.locations = self.options.get("locations") or (
+            [params["location_code"]] if params.get("location_code") else []
+        )
         given_types = self.options.get(KINDS[kind]["types_option"])
         self.types = given_types or ([params[self.type_field]] if params.get(self.type_field) else [])
         self._prices = None
@@ -103,16 +108,30 @@ class Placement:
         if not self.enabled:
             return
         params = self.module.params
-        if self.options.get("locations") and params.get("location_code") and params["location_code"] not in self.options["locations"]:
-            raise ModuleFailure("location_code=%s is not among placement.locations (%s): give one or the other"
-                                % (params["location_code"], ", ".join(self.options["locations"])))
+        if (
+            self.options.get("locations")
+            and params.get("location_code")
+            and params["location_code"] not in self.options["locations"]
+        ):
+            raise ModuleFailure(
+                "location_code={} is not among placement.locations ({}): give one or the other".format(
+                    params["location_code"], ", ".join(self.options["locations"])
+                )
+            )
         types_option = KINDS[self.kind]["types_option"]
-        if self.options.get(types_option) and params.get(self.type_field) and params[self.type_field] not in self.options[types_option]:
-            raise ModuleFailure("%s=%s is not among placement.%s (%s): give one or the other"
-                                % (self.type_field, params[self.type_field], types_option, ", ".join(self.options[types_option])))
+        if (
+            self.options.get(types_option)
+            and params.get(self.type_field)
+            and params[self.type_field] not in self.options[types_option]
+        ):
+            raise ModuleFailure(
+                "{}={} is not among placement.{} ({}): give one or the other".format(
+                    self.type_field, params[self.type_field], types_option, ", ".join(self.options[types_option])
+                )
+            )
         for option, values in (("locations", self.locations), (types_option, self.types)):
             if len(set(values)) != len(values):
-                raise ModuleFailure("placement.%s lists the same entry twice: %s" % (option, ", ".join(values)))
+                raise ModuleFailure("placement.{} lists the same entry twice: {}".format(option, ", ".join(values)))
         if self.options.get("on_demand_fallback") and not self.spot:
             raise ModuleFailure("placement.on_demand_fallback only applies to a spot request (spot=true)")
         if len(self.locations) > 1 and params.get("existing_volumes"):
@@ -138,8 +157,11 @@ class Placement:
     def accepts(self, resource):
         """Is an existing resource in one of the candidates (so it is the one the task means)?"""
         spot_values = (True, False) if self.options.get("on_demand_fallback") else (self.spot,)
-        return (resource.get("location") in self.locations and resource.get(self.type_field) in self.types
-                and bool(resource.get("is_spot")) in spot_values)
+        return (
+            resource.get("location") in self.locations
+            and resource.get(self.type_field) in self.types
+            and bool(resource.get("is_spot")) in spot_values
+        )
 
     def price(self, candidate):
         if self._prices is None:
@@ -180,8 +202,13 @@ class Placement:
 
     def result(self, candidate, tried, price=None):
         location, code, spot = candidate
-        return {"location_code": location, self.type_field: code, "spot": spot,
-                "price_per_hour": price if price is not None else self.price(candidate), "tried": tried}
+        return {
+            "location_code": location,
+            self.type_field: code,
+            "spot": spot,
+            "price_per_hour": price if price is not None else self.price(candidate),
+            "tried": tried,
+        }
 
     def of_existing(self, resource):
         """The ``placement`` result of a resource that already exists (nothing tried)."""
@@ -196,9 +223,14 @@ class Placement:
         over = dict((candidate, over_cap(*candidate)) for candidate in candidates)
         over = dict((candidate, why) for candidate, why in over.items() if why)
         if len(over) == len(candidates):
-            raise ModuleFailure("every placement candidate of %s %s is over max_price_per_hour: %s; nothing was changed"
-                                % (self.kind, self.module.params.get("hostname"), "; ".join(over[candidate] for candidate in candidates)),
-                                placement={"tried": [self.describe(candidate, OVER_PRICE_CAP) for candidate in candidates]})
+            raise ModuleFailure(
+                "every placement candidate of {} {} is over max_price_per_hour: {}; nothing was changed".format(
+                    self.kind,
+                    self.module.params.get("hostname"),
+                    "; ".join(over[candidate] for candidate in candidates),
+                ),
+                placement={"tried": [self.describe(candidate, OVER_PRICE_CAP) for candidate in candidates]},
+            )
         return over
 
     def place(self, deploy, over_cap=None):
@@ -236,20 +268,43 @@ class Placement:
                 raise self.no_capacity(tried)
             if self.module.check_mode:
                 # a real run would wait: say so rather than guess where capacity will appear
-                self.module.warn("no candidate has capacity now; a real run would wait up to %ss for one" % self.budget.timeout)
-                return None, {"location_code": None, self.type_field: None, "spot": self.spot, "price_per_hour": None,
-                              "tried": tried}
+                self.module.warn(
+                    f"no candidate has capacity now; a real run would wait up to {self.budget.timeout}s for one"
+                )
+                return None, {
+                    "location_code": None,
+                    self.type_field: None,
+                    "spot": self.spot,
+                    "price_per_hour": None,
+                    "tried": tried,
+                }
             self.sleep(min(remaining, max(interval, self.client.pacing_delay())))
             interval = min(MAX_POLL_INTERVAL, interval * 1.5)
 
     def no_capacity(self, tried):
-        outcomes = {NO_CAPACITY: "no capacity", TAKEN: "taken by another deploy (503)", OVER_PRICE_CAP: "over max_price_per_hour"}
-        said = "; ".join("%s %s%s: %s" % (item["location_code"], item[self.type_field], " (spot)" if item["spot"] else "",
-                                          outcomes[item["outcome"]])
-                         for item in tried)
-        waited = ("after waiting %ss (wait_timeout)" % self.budget.timeout if self.on_no_capacity == "wait"
-                  else "(on_no_capacity=wait waits for capacity within wait_timeout)")
-        return ModuleFailure("no capacity for %s %s %s; every candidate: %s. cloudcompute.cloud.offers lists what is "
-                             "available now; add locations or types to placement, or retry later."
-                             % (self.kind, self.module.params.get("hostname"), waited, said),
-                             placement={"tried": tried})
+        outcomes = {
+            NO_CAPACITY: "no capacity",
+            TAKEN: "taken by another deploy (503)",
+            OVER_PRICE_CAP: "over max_price_per_hour",
+        }
+        said = "; ".join(
+            "{} {}{}: {}".format(
+                item["location_code"],
+                item[self.type_field],
+                " (spot)" if item["spot"] else "",
+                outcomes[item["outcome"]],
+            )
+            for item in tried
+        )
+        waited = (
+            f"after waiting {self.budget.timeout}s (wait_timeout)"
+            if self.on_no_capacity == "wait"
+            else "(on_no_capacity=wait waits for capacity within wait_timeout)"
+        )
+        return ModuleFailure(
+            "no capacity for {} {} {}; every candidate: {}. cloudcompute.cloud.offers lists what is "
+            "available now; add locations or types to placement, or retry later.".format(
+                self.kind, self.module.params.get("hostname"), waited, said
+            ),
+            placement={"tried": tried},
+        )

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: Contributors to the cloudcompute.cloud collection
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -19,10 +18,6 @@ does not learn a small endpoint quota from a burst of 429s.
 
 Like the rest of the client this file imports nothing from Ansible.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 import json
 import os
@@ -58,7 +53,7 @@ def open_private_file(path):
         ensure_private_directory(os.path.dirname(path))
         return _open_private_file(path)
     except UnsafeCachePath as problem:
-        raise QuotaFileUnusable("%s: %s" % (path, problem.strerror))
+        raise QuotaFileUnusable(f"{path}: {problem.strerror}")
 
 
 class SharedQuota:
@@ -113,8 +108,8 @@ class _LockedState:
             raise QuotaFileUnusable("no file locking on this platform")
         try:
             self.handle = open_private_file(self.quota.path)
-        except (IOError, OSError) as error:
-            raise QuotaFileUnusable("cannot open %s: %s" % (self.quota.path, error))
+        except OSError as error:
+            raise QuotaFileUnusable(f"cannot open {self.quota.path}: {error}")
         try:
             fcntl.flock(self.handle, fcntl.LOCK_EX)
             self.state = self._read()
@@ -139,9 +134,9 @@ class _LockedState:
         if not isinstance(state, dict) or state.get("format") != FORMAT or not isinstance(state.get("quotas"), dict):
             # Start afresh for the next process, and pace on our own this time.
             self._write({"format": FORMAT, "identity": self.quota.identity, "quotas": {}})
-            raise QuotaFileUnusable("%s was not a rate-limit state file; it has been reset" % self.quota.path)
+            raise QuotaFileUnusable(f"{self.quota.path} was not a rate-limit state file; it has been reset")
         if state.get("identity") != self.quota.identity:
-            raise QuotaFileUnusable("%s belongs to another API URL or client id" % self.quota.path)
+            raise QuotaFileUnusable(f"{self.quota.path} belongs to another API URL or client id")
         return state
 
     def _write(self, state):
@@ -155,7 +150,11 @@ class _LockedState:
             if exc_type is None:
                 now = self.quota.clock()
                 quotas = self.state["quotas"]
-                for key in [key for key, entry in quotas.items() if entry.get("reset_at", entry.get("probe_until", now)) < now - FORGET_AFTER]:
+                for key in [
+                    key
+                    for key, entry in quotas.items()
+                    if entry.get("reset_at", entry.get("probe_until", now)) < now - FORGET_AFTER
+                ]:
                     del quotas[key]
                 self._write(self.state)
         finally:
@@ -163,7 +162,7 @@ class _LockedState:
 
 
 def endpoint_key(method, path):
-    return "%s %s" % (method.upper(), path)
+    return f"{method.upper()} {path}"
 
 
 def _take_slots(state, keys, now):
@@ -207,8 +206,13 @@ def _correct(quotas, key, values, policy, now):
             return
         # A window we did not see open (a probe, another machine, the console): it ends at the
         # latest a second after now + t.
-        quotas[key] = {"q": policy["q"], "w": policy["w"], "left": values["r"], "reset_at": reset_low + 1,
-                       "opened": False}
+        quotas[key] = {
+            "q": policy["q"],
+            "w": policy["w"],
+            "left": values["r"],
+            "reset_at": reset_low + 1,
+            "opened": False,
+        }
         return
     if reset_low > entry["reset_at"] - entry["w"]:
         # The same window: the API's count includes requests we did not send, ours those still

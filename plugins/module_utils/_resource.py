@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -12,22 +11,24 @@ richer module (power actions, attachments, nodes) adds its own steps in ``plan()
 diff, the wait budget and the result shape stay here.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import calendar
 import datetime
 import time
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ID, ApiError, api_path, looks_like_id, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
+    ID,
+    ApiError,
+    api_path,
+    looks_like_id,
+    path_value,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import apply_tag_changes, predicted_tags
 
 # How a change to a field is applied to an existing resource.
-UPDATE = "update"        # sent with the resource's update request (PATCH)
-REPLACE = "replace"      # the API cannot change it: a new resource replaces the old one
+UPDATE = "update"  # sent with the resource's update request (PATCH)
+REPLACE = "replace"  # the API cannot change it: a new resource replaces the old one
 IMMUTABLE = "immutable"  # cannot change at all: a difference is a clear failure
 
 FIRST_POLL_INTERVAL = 0.25
@@ -69,12 +70,13 @@ class WaitBudget:
                 return value
             problem = failed(value) if failed else None
             if problem:
-                raise ModuleFailure("%s: %s" % (description, problem))
+                raise ModuleFailure(f"{description}: {problem}")
             remaining = self.remaining()
             if remaining <= 0:
-                last = " (last seen: %s)" % describe(value) if describe else ""
-                raise ModuleFailure("timed out after %ss waiting for %s%s; raise wait_timeout or set wait: false"
-                                    % (self.timeout, description, last))
+                last = f" (last seen: {describe(value)})" if describe else ""
+                raise ModuleFailure(
+                    f"timed out after {self.timeout}s waiting for {description}{last}; raise wait_timeout or set wait: false"
+                )
             self.sleep(min(remaining, max(interval, self.client.pacing_delay())))
             interval = min(MAX_POLL_INTERVAL, interval * 1.5)
 
@@ -83,7 +85,7 @@ class AmbiguousName(ModuleFailure):
     """Several resources carry the name a lookup was given; ``candidates`` are their records."""
 
     def __init__(self, msg, candidates):
-        super(AmbiguousName, self).__init__(msg)
+        super().__init__(msg)
         self.candidates = candidates
 
 
@@ -95,7 +97,8 @@ def pick_one(candidates, what, identity):
         raise AmbiguousName(
             "%d %ss are named %r: give the id of the one you mean (ids: %s)"
             % (len(candidates), what, identity, ", ".join(sorted(str(item.get("id")) for item in candidates))),
-            candidates)
+            candidates,
+        )
     return candidates[0]
 
 
@@ -147,11 +150,16 @@ def refuse_differences(what, pairs, advice):
     cannot change it, before any change is made. ``pairs`` maps an option to ``(desired,
     current)``; a desired value of None (option not given) never differs. The result carries
     both values of each under ``immutable``."""
-    differing = dict((option, {"desired": desired, "current": current})
-                     for option, (desired, current) in pairs.items() if desired is not None and desired != current)
+    differing = dict(
+        (option, {"desired": desired, "current": current})
+        for option, (desired, current) in pairs.items()
+        if desired is not None and desired != current
+    )
     if differing:
-        raise ModuleFailure("cannot change %s of existing %s: %s" % (", ".join(sorted(differing)), what, advice),
-                            immutable=differing)
+        raise ModuleFailure(
+            "cannot change {} of existing {}: {}".format(", ".join(sorted(differing)), what, advice),
+            immutable=differing,
+        )
 
 
 class References:
@@ -182,13 +190,15 @@ class References:
         by_id = [record for record in records if record.get("id") == reference]
         if by_id:
             return by_id[0]
-        return pick_one([record for record in records if record.get(self.name_field) == reference], self.what, reference)
+        return pick_one(
+            [record for record in records if record.get(self.name_field) == reference], self.what, reference
+        )
 
     def record(self, reference):
         """The record named by ``reference`` (id or name); ModuleFailure when there is none."""
         found = self._match(self.known, reference) or self._match(self.listed(), reference)
         if found is None:
-            raise ModuleFailure("%s %r not found%s" % (self.what, reference, self.scope))
+            raise ModuleFailure(f"{self.what} {reference!r} not found{self.scope}")
         return found
 
     def id(self, reference):
@@ -223,7 +233,7 @@ class Step:
         self.changes = changes
 
     def __repr__(self):
-        return "Step(%r)" % self.name
+        return f"Step({self.name!r})"
 
 
 def predict_all(steps, resource):
@@ -251,16 +261,16 @@ class Resource:
     """Declarative base for a resource module. Subclasses set the class attributes and
     override a hook only where their API differs from the common pattern."""
 
-    key = None            # result key and singular name, e.g. "ssh_key"
-    path = None           # collection path, e.g. "/ssh-keys"
-    id_field = "id"       # the field (and option) that names one resource in its path: "name" for named ones
-    id_kind = ID          # what its values must be (a kind of ``path_value``)
-    name_field = "name"   # the API field that names a resource
+    key = None  # result key and singular name, e.g. "ssh_key"
+    path = None  # collection path, e.g. "/ssh-keys"
+    id_field = "id"  # the field (and option) that names one resource in its path: "name" for named ones
+    id_kind = ID  # what its values must be (a kind of ``path_value``)
+    name_field = "name"  # the API field that names a resource
     name_option = "name"  # the module option that carries it
-    fields = ()           # Field declarations (the name field included when it is one)
+    fields = ()  # Field declarations (the name field included when it is one)
     update_method = None  # "PATCH" when the API updates in place
     gone_states = ("absent",)  # states a missing resource already satisfies
-    going_away = ()       # statuses of a resource being removed: it no longer holds its name
+    going_away = ()  # statuses of a resource being removed: it no longer holds its name
     required_to_create = ()  # options without which a task that may create one is refused
 
     @property
@@ -289,8 +299,9 @@ class Resource:
         return self.client.get_list(self.path)
 
     def find_by_name(self, name, exclude_id=None):
-        matches = [item for item in self.list_named(name)
-                   if item.get(self.name_field) == name and item.get("id") != exclude_id]
+        matches = [
+            item for item in self.list_named(name) if item.get(self.name_field) == name and item.get("id") != exclude_id
+        ]
         return pick_one(matches, self.noun, name)
 
     def find(self):
@@ -302,12 +313,13 @@ class Resource:
         if resource_id:
             found = self.fetch(resource_id)
             if found is None and self.params.get("state") not in self.gone_states:
-                raise ModuleFailure("%s %s does not exist; omit id to create one by %s"
-                                    % (self.noun, resource_id, self.name_option))
+                raise ModuleFailure(
+                    f"{self.noun} {resource_id} does not exist; omit id to create one by {self.name_option}"
+                )
             return found
         name = self.params.get(self.name_option)
         if not name:
-            raise ModuleFailure("one of id or %s is required" % self.name_option)
+            raise ModuleFailure(f"one of id or {self.name_option} is required")
         if self.params.get("state") not in self.gone_states:
             self.hold_create_lock(name)
         found = self.find_settled(name)
@@ -349,8 +361,11 @@ class Resource:
 
     def same_name(self, name):
         """Every live resource carrying ``name``, read afresh (one call)."""
-        return [item for item in self.list_named(name)
-                if item.get(self.name_field) == name and item.get("status") not in self.going_away]
+        return [
+            item
+            for item in self.list_named(name)
+            if item.get(self.name_field) == name and item.get("status") not in self.going_away
+        ]
 
     def create_unique(self, path, body, exclude_id=None, **create_options):
         """``client.create()`` the resource ``body`` names, making sure the name ends up carried
@@ -389,9 +404,12 @@ class Resource:
                 return created_id
             for loser in discarded:
                 self.discard_created(loser, body)
-            self.module.warn("another run created %s %r at the same time: this task deleted %s, which it had just "
-                             "created, and adopted %s, the oldest, which every run keeps"
-                             % (self.noun, name, ", ".join(discarded), winner))
+            self.module.warn(
+                "another run created {} {!r} at the same time: this task deleted {}, which it had just "
+                "created, and adopted {}, the oldest, which every run keeps".format(
+                    self.noun, name, ", ".join(discarded), winner
+                )
+            )
             return winner
         finally:
             self.release_create_lock()
@@ -404,8 +422,9 @@ class Resource:
 
     def desired(self):
         """API field -> desired value, for every option the user set."""
-        return dict((field.api, self.params[field.option]) for field in self.fields
-                    if self.params.get(field.option) is not None)
+        return dict(
+            (field.api, self.params[field.option]) for field in self.fields if self.params.get(field.option) is not None
+        )
 
     def changes(self, current):
         """Fields whose desired value differs from the current one: [(Field, desired)]."""
@@ -426,8 +445,11 @@ class Resource:
             return
         missing = [option for option in self.required_to_create if self.params.get(option) is None]
         if missing:
-            raise ModuleFailure("state=%s needs %s to create a new %s"
-                                % (self.params.get("state"), " and ".join(missing), self.noun))
+            raise ModuleFailure(
+                "state={} needs {} to create a new {}".format(
+                    self.params.get("state"), " and ".join(missing), self.noun
+                )
+            )
 
     def view(self, resource):
         """The part of a resource shown in ``--diff``: its id and the declared fields."""
@@ -504,8 +526,11 @@ class Resource:
             return []
         immutable = [field.option for field, _value in changes if field.on_change == IMMUTABLE]
         if immutable:
-            raise ModuleFailure("cannot change %s of existing %s %s (immutable); delete and recreate it instead"
-                                % (", ".join(immutable), self.noun, current.get("id")))
+            raise ModuleFailure(
+                "cannot change {} of existing {} {} (immutable); delete and recreate it instead".format(
+                    ", ".join(immutable), self.noun, current.get("id")
+                )
+            )
         if any(field.on_change == REPLACE for field, _value in changes) or not self.update_method:
             return [Step("replace", self.replace, self.predicted)]
         return [Step("update", lambda resource: self.update(resource, changes), self.predicted)]
@@ -516,12 +541,14 @@ class Resource:
     def tag_step(self, to_add, to_remove):
         """The step that adds and removes tags (``_tags.tag_changes``) under the resource's
         ``tags`` path. It leaves the resource as predicted: ``read_back()`` reads it afterwards."""
+
         def predict(resource):
             return dict(resource, tags=predicted_tags(resource, to_add, to_remove))
 
         def apply(resource):
             apply_tag_changes(self.client, self.item_path(resource["id"], "tags"), to_add, to_remove)
             return predict(resource)
+
         return Step("tag", apply, predict)
 
     def read_back(self):

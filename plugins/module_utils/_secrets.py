@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -10,10 +9,6 @@ answers with an empty body, and the only way to change a value is to delete the 
 create it again. So an existing record is left alone unless the user asks for
 ``update_secret: always``, and a diff can only say that the value changed, never what it is.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 import re
 
@@ -51,8 +46,10 @@ def item_path(collection, name):
 
 def check_name(name):
     if not NAME_PATTERN.match(name or ""):
-        raise ModuleFailure("name %r is not valid: 1 to 63 characters of lowercase letters, digits and hyphens, "
-                            "starting with a letter" % (name,))
+        raise ModuleFailure(
+            f"name {name!r} is not valid: 1 to 63 characters of lowercase letters, digits and hyphens, "
+            "starting with a letter"
+        )
 
 
 def list_records(client, kind):
@@ -74,7 +71,7 @@ class SecretRecord(Resource):
     kind = None  # a key of KINDS
 
     def __init__(self, module):
-        super(SecretRecord, self).__init__(module)
+        super().__init__(module)
         self.name = self.params["name"]
         self.path = KINDS[self.kind][0]
 
@@ -94,7 +91,9 @@ class SecretRecord(Resource):
         return self.find_record()
 
     def find_record(self):
-        return next((record for record in list_records(self.client, self.kind) if record.get("name") == self.name), None)
+        return next(
+            (record for record in list_records(self.client, self.kind) if record.get("name") == self.name), None
+        )
 
     def field_changes(self, current):
         if self.params["update_secret"] != "always":
@@ -117,8 +116,10 @@ class SecretRecord(Resource):
             if is_not_found(error):  # gone meanwhile: that is what we wanted
                 return
             if error.status == 409 and not self.params["force"]:
-                raise error.with_hint("set force: true to delete it while a deployment uses it "
-                                      "(the deployment keeps running with what it had)")
+                raise error.with_hint(
+                    "set force: true to delete it while a deployment uses it "
+                    "(the deployment keeps running with what it had)"
+                )
             raise
 
     def predicted(self, current=None):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -15,14 +14,16 @@ API's PATCH replaces the fields it is given). Lists (``env``, ``volume_mounts``,
 ``cmd``) are compared as wholes; ``env`` regardless of order.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import copy
 import re
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import NAME, ApiError, api_path, looks_like_id, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
+    NAME,
+    ApiError,
+    api_path,
+    looks_like_id,
+    path_value,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
@@ -51,28 +52,42 @@ CONTAINER_OPTIONS = dict(
     name=dict(type="str"),
     image=dict(type="str", required=True),
     exposed_port=dict(type="int"),
-    healthcheck=dict(type="dict", options=dict(
-        enabled=dict(type="bool"),
-        port=dict(type="int"),
-        path=dict(type="str"),
-    )),
-    entrypoint_overrides=dict(type="dict", options=dict(
-        enabled=dict(type="bool"),
-        entrypoint=dict(type="list", elements="str"),
-        cmd=dict(type="list", elements="str"),
-    )),
-    env=dict(type="list", elements="dict", options=dict(
-        name=dict(type="str", required=True),
-        value=dict(type="str", required=True, no_log=False),
-        type=dict(type="str", choices=["plain", "secret"], default="plain"),
-    )),
-    volume_mounts=dict(type="list", elements="dict", options=dict(
-        type=dict(type="str", required=True, choices=MOUNT_TYPES),
-        mount_path=dict(type="str"),
-        secret_name=dict(type="str", no_log=False),
-        volume=dict(type="str", aliases=["volume_id"]),
-        size_in_mb=dict(type="int"),
-    )),
+    healthcheck=dict(
+        type="dict",
+        options=dict(
+            enabled=dict(type="bool"),
+            port=dict(type="int"),
+            path=dict(type="str"),
+        ),
+    ),
+    entrypoint_overrides=dict(
+        type="dict",
+        options=dict(
+            enabled=dict(type="bool"),
+            entrypoint=dict(type="list", elements="str"),
+            cmd=dict(type="list", elements="str"),
+        ),
+    ),
+    env=dict(
+        type="list",
+        elements="dict",
+        options=dict(
+            name=dict(type="str", required=True),
+            value=dict(type="str", required=True, no_log=False),
+            type=dict(type="str", choices=["plain", "secret"], default="plain"),
+        ),
+    ),
+    volume_mounts=dict(
+        type="list",
+        elements="dict",
+        options=dict(
+            type=dict(type="str", required=True, choices=MOUNT_TYPES),
+            mount_path=dict(type="str"),
+            secret_name=dict(type="str", no_log=False),
+            volume=dict(type="str", aliases=["volume_id"]),
+            size_in_mb=dict(type="int"),
+        ),
+    ),
 )
 
 COMPUTE_OPTIONS = dict(
@@ -92,8 +107,12 @@ def deployment_argument_spec():
         name=dict(type="str", required=True),
         containers=dict(type="list", elements="dict", options=CONTAINER_OPTIONS),
         compute=dict(type="dict", options=COMPUTE_OPTIONS),
-        container_registry_settings=dict(type="dict", options=REGISTRY_OPTIONS, aliases=["registry"],
-                                         required_if=[("is_private", True, ("credentials",))]),
+        container_registry_settings=dict(
+            type="dict",
+            options=REGISTRY_OPTIONS,
+            aliases=["registry"],
+            required_if=[("is_private", True, ("credentials",))],
+        ),
         delete_timeout=dict(type="int"),
     )
 
@@ -119,8 +138,11 @@ def covers(current, desired):
         current = current if isinstance(current, dict) else {}
         return all(covers(current.get(key), value) for key, value in desired.items())
     if isinstance(desired, list):
-        return isinstance(current, list) and len(current) == len(desired) and all(
-            covers(have, want) for have, want in zip(current, desired))
+        return (
+            isinstance(current, list)
+            and len(current) == len(desired)
+            and all(covers(have, want) for have, want in zip(current, desired))
+        )
     return desired == current
 
 
@@ -188,40 +210,50 @@ class ContainerSpecs:
             raise ModuleFailure("containers: two containers have the same name")
         for index, container in enumerate(containers or []):
             where = "containers[%d]" % index
-            if container.get("name") and (not NAME_PATTERN.match(container["name"]) or len(container["name"]) > MAX_NAME_LENGTH):
-                raise ModuleFailure("%s.name: %r is not a DNS label (lowercase letters, digits and '-', at most 63)"
-                                    % (where, container["name"]))
+            if container.get("name") and (
+                not NAME_PATTERN.match(container["name"]) or len(container["name"]) > MAX_NAME_LENGTH
+            ):
+                raise ModuleFailure(
+                    "{}.name: {!r} is not a DNS label (lowercase letters, digits and '-', at most 63)".format(
+                        where, container["name"]
+                    )
+                )
             for option in ("exposed_port",):
                 port = container.get(option)
                 if port is not None and not 1 <= port <= 65535:
-                    raise ModuleFailure("%s.%s: %s is not a port (1-65535)" % (where, option, port))
+                    raise ModuleFailure(f"{where}.{option}: {port} is not a port (1-65535)")
             healthcheck = container.get("healthcheck") or {}
             if healthcheck.get("port") is not None and not 1 <= healthcheck["port"] <= 65535:
-                raise ModuleFailure("%s.healthcheck.port: %s is not a port (1-65535)" % (where, healthcheck["port"]))
+                raise ModuleFailure(
+                    "{}.healthcheck.port: {} is not a port (1-65535)".format(where, healthcheck["port"])
+                )
             if healthcheck.get("path") is not None and not healthcheck["path"].startswith("/"):
-                raise ModuleFailure("%s.healthcheck.path: %r must start with /" % (where, healthcheck["path"]))
+                raise ModuleFailure("{}.healthcheck.path: {!r} must start with /".format(where, healthcheck["path"]))
             env_names = [variable["name"] for variable in container.get("env") or []]
             for name in env_names:
                 if not ENV_NAME_PATTERN.match(name):
-                    raise ModuleFailure("%s.env: %r is not a variable name (letters, digits and _, not starting with a digit)"
-                                        % (where, name))
+                    raise ModuleFailure(
+                        f"{where}.env: {name!r} is not a variable name (letters, digits and _, not starting with a digit)"
+                    )
             duplicate = next((name for name in env_names if env_names.count(name) > 1), None)
             if duplicate:
-                raise ModuleFailure("%s.env: variable %s is given more than once" % (where, duplicate))
+                raise ModuleFailure(f"{where}.env: variable {duplicate} is given more than once")
             paths = []
             for number, mount in enumerate(container.get("volume_mounts") or []):
                 mount_where = "%s.volume_mounts[%d]" % (where, number)
                 if mount.get("mount_path") is not None and not mount["mount_path"].startswith("/"):
-                    raise ModuleFailure("%s.mount_path: %r must be an absolute path" % (mount_where, mount["mount_path"]))
+                    raise ModuleFailure(
+                        "{}.mount_path: {!r} must be an absolute path".format(mount_where, mount["mount_path"])
+                    )
                 if mount["type"] == "secret" and not (mount.get("secret_name") and mount.get("mount_path")):
-                    raise ModuleFailure("%s: a secret mount needs secret_name and mount_path" % mount_where)
+                    raise ModuleFailure(f"{mount_where}: a secret mount needs secret_name and mount_path")
                 if mount.get("volume") and mount["type"] != "shared":
-                    raise ModuleFailure("%s.volume: only a shared mount names a volume" % mount_where)
+                    raise ModuleFailure(f"{mount_where}.volume: only a shared mount names a volume")
                 if mount.get("size_in_mb") is not None and mount["size_in_mb"] < 1:
-                    raise ModuleFailure("%s.size_in_mb: must be at least 1" % mount_where)
+                    raise ModuleFailure(f"{mount_where}.size_in_mb: must be at least 1")
                 paths.append(mount.get("mount_path") or DEFAULT_MOUNT_PATH.get(mount["type"]))
             if len(set(paths)) != len(paths):
-                raise ModuleFailure("%s.volume_mounts: two mounts at the same path" % where)
+                raise ModuleFailure(f"{where}.volume_mounts: two mounts at the same path")
 
     def desired(self):
         """The containers in the API's form, unset members None (left as they are)."""
@@ -231,7 +263,9 @@ class ContainerSpecs:
         overrides = container.get("entrypoint_overrides")
         if overrides is not None:
             overrides = dict(overrides)
-            if overrides.get("enabled") is None and (overrides.get("entrypoint") is not None or overrides.get("cmd") is not None):
+            if overrides.get("enabled") is None and (
+                overrides.get("entrypoint") is not None or overrides.get("cmd") is not None
+            ):
                 overrides["enabled"] = True  # giving an entrypoint or a command means using it
         env = container.get("env")
         mounts = container.get("volume_mounts")
@@ -241,14 +275,24 @@ class ContainerSpecs:
             "exposed_port": container.get("exposed_port"),
             "healthcheck": container.get("healthcheck"),
             "entrypoint_overrides": overrides,
-            "env": None if env is None else [
+            "env": None
+            if env is None
+            else [
                 {"type": variable["type"], "name": variable["name"], "value_or_reference_to_secret": variable["value"]}
-                for variable in env],
-            "volume_mounts": None if mounts is None else [
-                {"type": mount["type"], "mount_path": mount.get("mount_path") or DEFAULT_MOUNT_PATH.get(mount["type"]),
-                 "secret_name": mount.get("secret_name"), "volume_id": self.volume_id(mount.get("volume")),
-                 "size_in_mb": mount.get("size_in_mb")}
-                for mount in mounts],
+                for variable in env
+            ],
+            "volume_mounts": None
+            if mounts is None
+            else [
+                {
+                    "type": mount["type"],
+                    "mount_path": mount.get("mount_path") or DEFAULT_MOUNT_PATH.get(mount["type"]),
+                    "secret_name": mount.get("secret_name"),
+                    "volume_id": self.volume_id(mount.get("volume")),
+                    "size_in_mb": mount.get("size_in_mb"),
+                }
+                for mount in mounts
+            ],
         }
 
     def volume_id(self, reference):
@@ -261,7 +305,8 @@ class ContainerSpecs:
         """Whether the live containers differ from the desired ones (matched by position)."""
         current = current or []
         return len(desired) != len(current) or not all(
-            covers(comparable(container_input(have)), comparable(want)) for have, want in zip(current, desired))
+            covers(comparable(container_input(have)), comparable(want)) for have, want in zip(current, desired)
+        )
 
     @staticmethod
     def merged(desired, current):
@@ -284,15 +329,21 @@ class ContainerSpecs:
             view = copy.deepcopy(container)
             view.setdefault("name", "container-%d" % (index + 1))
             view.setdefault("exposed_port", DEFAULT_EXPOSED_PORT)
-            view["healthcheck"] = overlay({"enabled": True, "port": view["exposed_port"], "path": DEFAULT_HEALTHCHECK_PATH},
-                                          view.get("healthcheck"))
-            view["entrypoint_overrides"] = overlay({"enabled": False, "entrypoint": [], "cmd": []}, view.get("entrypoint_overrides"))
+            view["healthcheck"] = overlay(
+                {"enabled": True, "port": view["exposed_port"], "path": DEFAULT_HEALTHCHECK_PATH},
+                view.get("healthcheck"),
+            )
+            view["entrypoint_overrides"] = overlay(
+                {"enabled": False, "entrypoint": [], "cmd": []}, view.get("entrypoint_overrides")
+            )
             view.setdefault("env", [])
             view.setdefault("volume_mounts", [])
             old = before.get(view["name"])
             unchanged = old is not None and image_name(old.get("image")) == container["image"]
-            view["image"] = {"image": container["image"],
-                             "last_updated_at": (old.get("image") or {}).get("last_updated_at") if unchanged else None}
+            view["image"] = {
+                "image": container["image"],
+                "last_updated_at": (old.get("image") or {}).get("last_updated_at") if unchanged else None,
+            }
             views.append(view)
         return views
 
@@ -307,8 +358,10 @@ def registry_body(settings):
 
 def check_name(name):
     if not NAME_PATTERN.match(name or "") or len(name) > MAX_NAME_LENGTH:
-        raise ModuleFailure("name: %r is not a DNS label (lowercase letters, digits and '-', starting and ending "
-                            "with a letter or digit, at most 63)" % name)
+        raise ModuleFailure(
+            f"name: {name!r} is not a DNS label (lowercase letters, digits and '-', starting and ending "
+            "with a letter or digit, at most 63)"
+        )
 
 
 # ---------------------------------------------------------------------------- the deployment
@@ -349,7 +402,7 @@ class Deployment(Resource):
     view_fields = ()
 
     def __init__(self, module):
-        super(Deployment, self).__init__(module)
+        super().__init__(module)
         self.name = self.params["name"]
         self.containers = ContainerSpecs(self.client, self.params.get("containers") or [])
 
@@ -364,12 +417,16 @@ class Deployment(Resource):
         timeout = self.params.get("delete_timeout")
         if timeout is not None:
             if not 0 <= timeout <= MAX_DELETE_TIMEOUT_MS:
-                raise ModuleFailure("delete_timeout: %s is out of range (0 to %d milliseconds)" % (timeout, MAX_DELETE_TIMEOUT_MS))
+                raise ModuleFailure(
+                    "delete_timeout: %s is out of range (0 to %d milliseconds)" % (timeout, MAX_DELETE_TIMEOUT_MS)
+                )
             limit = (self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS) * 1000
             if timeout > limit:
                 needed = timeout / 1000.0 + DELETE_TIMEOUT_MARGIN_SECONDS
-                raise ModuleFailure("delete_timeout: %s ms would outlast the HTTP request (request_timeout %ss); raise "
-                                    "request_timeout to more than %s s" % (timeout, self.params["request_timeout"], needed))
+                raise ModuleFailure(
+                    "delete_timeout: {} ms would outlast the HTTP request (request_timeout {}s); raise "
+                    "request_timeout to more than {} s".format(timeout, self.params["request_timeout"], needed)
+                )
 
     # ------------------------------------------------------------------------ reads
 
@@ -397,8 +454,11 @@ class Deployment(Resource):
         current = dict(current, status=self.read_status())
         if wanted and current["status"] in self.going_away:
             if not self.params["wait"] or self.module.check_mode:
-                raise ModuleFailure("%s %s is being deleted (status %s); run again once it is gone, or set wait: true"
-                                    % (self.noun, self.name, current["status"]))
+                raise ModuleFailure(
+                    "{} {} is being deleted (status {}); run again once it is gone, or set wait: true".format(
+                        self.noun, self.name, current["status"]
+                    )
+                )
             self.wait_gone()
             return None
         return current
@@ -407,13 +467,20 @@ class Deployment(Resource):
 
     def wait_status(self, wanted):
         return self.budget.until(
-            self.read_status, lambda status: status == wanted, "%s %s to be %s" % (self.noun, self.name, wanted),
+            self.read_status,
+            lambda status: status == wanted,
+            f"{self.noun} {self.name} to be {wanted}",
             failed=lambda status: "it disappeared" if status is None else None,
-            describe=lambda status: status)
+            describe=lambda status: status,
+        )
 
     def wait_gone(self):
-        self.budget.until(self.read_status, lambda status: status is None, "%s %s to be deleted" % (self.noun, self.name),
-                          describe=lambda status: status)
+        self.budget.until(
+            self.read_status,
+            lambda status: status is None,
+            f"{self.noun} {self.name} to be deleted",
+            describe=lambda status: status,
+        )
 
     # ------------------------------------------------------------------------ the plan
 
@@ -431,8 +498,14 @@ class Deployment(Resource):
         if steps:
             return steps + [Step("settle", self.settle, self.predicted_settled, changes=False)]
         if self.params["wait"] and current.get("status") in self.starting_statuses:
-            return [Step("wait until running", lambda deployment: dict(deployment, status=self.wait_status(self.running_status)),
-                         lambda deployment: deployment, changes=False)]
+            return [
+                Step(
+                    "wait until running",
+                    lambda deployment: dict(deployment, status=self.wait_status(self.running_status)),
+                    lambda deployment: deployment,
+                    changes=False,
+                )
+            ]
         return []
 
     def state_actions(self, paused, created):
@@ -445,22 +518,30 @@ class Deployment(Resource):
     def creation(self):
         """The create step (refused when options it needs are missing)."""
         body = self.create_body()
-        return Step("create", lambda _nothing: self.create_deployment(self.path, body),
-                    lambda _nothing: self.predicted_create(body))
+        return Step(
+            "create",
+            lambda _nothing: self.create_deployment(self.path, body),
+            lambda _nothing: self.predicted_create(body),
+        )
 
     def create_body(self):
         params = self.params
         missing = [option for option in ("containers", "compute") if not params[option]]
         if missing:
-            raise ModuleFailure("%s %s does not exist; to create it, give %s%s"
-                                % (self.noun, self.name, " and ".join(missing), self.create_alternative))
-        return prune({
-            "name": self.name,
-            "containers": self.containers.desired(),
-            "compute": params["compute"],
-            "scaling": self.desired_scaling(),
-            "container_registry_settings": registry_body(params["container_registry_settings"]),
-        })
+            raise ModuleFailure(
+                "{} {} does not exist; to create it, give {}{}".format(
+                    self.noun, self.name, " and ".join(missing), self.create_alternative
+                )
+            )
+        return prune(
+            {
+                "name": self.name,
+                "containers": self.containers.desired(),
+                "compute": params["compute"],
+                "scaling": self.desired_scaling(),
+                "container_registry_settings": registry_body(params["container_registry_settings"]),
+            }
+        )
 
     def predicted_create(self, body):
         predicted = dict(body, status=self.created_status, endpoint_base_url=None, created_at=None)
@@ -471,34 +552,53 @@ class Deployment(Resource):
 
     def create_deployment(self, path, body):
         """Create; a name still held by a deployment being deleted is waited for when waiting."""
+
         def attempt():
             try:
                 # a 503 here means no capacity for the compute: an answer, not an outage to retry
-                return self.client.create(path, body, find_existing=lambda: self.fetch(self.name), returns_resource=True,
-                                          retry_unavailable=False)
+                return self.client.create(
+                    path,
+                    body,
+                    find_existing=lambda: self.fetch(self.name),
+                    returns_resource=True,
+                    retry_unavailable=False,
+                )
             except ApiError as error:
                 if error.status == 503:
-                    raise error.with_hint("No capacity for the serverless compute %s: choose another GPU model or "
-                                          "size, or retry later" % self.compute_label(body))
+                    raise error.with_hint(
+                        f"No capacity for the serverless compute {self.compute_label(body)}: choose another GPU model or "
+                        "size, or retry later"
+                    )
                 if error.status != 409:
                     raise
                 created_meanwhile = self.fetch(self.name)
                 if created_meanwhile is not None:
                     # another run (on another machine) created it since our lookup: adopt it
-                    self.module.warn("another run created %s %s at the same time: this task adopted it"
-                                     % (self.noun, self.name))
+                    self.module.warn(
+                        f"another run created {self.noun} {self.name} at the same time: this task adopted it"
+                    )
                     return created_meanwhile
                 if not self.params["wait"]:
-                    raise error.with_hint("A %s of this name may still be being deleted: retry in a moment, "
-                                          "or set wait: true to wait for it" % self.noun)
+                    raise error.with_hint(
+                        f"A {self.noun} of this name may still be being deleted: retry in a moment, "
+                        "or set wait: true to wait for it"
+                    )
                 return None  # the name is held by a deployment being deleted: try again
-        return dict(self.budget.until(attempt, lambda created: created is not None,
-                                      "the name %s to be free (a %s of that name is being deleted)" % (self.name, self.noun)))
+
+        return dict(
+            self.budget.until(
+                attempt,
+                lambda created: created is not None,
+                f"the name {self.name} to be free (a {self.noun} of that name is being deleted)",
+            )
+        )
 
     @staticmethod
     def compute_label(body):
         compute = body.get("compute")
-        return "%s x%s" % (compute.get("name"), compute.get("size")) if compute else "(the template's recommended one)"
+        return (
+            "{} x{}".format(compute.get("name"), compute.get("size")) if compute else "(the template's recommended one)"
+        )
 
     # ----------------------------------------------------------------------- update
 
@@ -507,8 +607,13 @@ class Deployment(Resource):
         body = self.update_body(current)
         if not body:
             return []
-        return [Step("update", lambda _deployment: self.update_deployment(body),
-                     lambda deployment: self.predicted_update(deployment, body))]
+        return [
+            Step(
+                "update",
+                lambda _deployment: self.update_deployment(body),
+                lambda deployment: self.predicted_update(deployment, body),
+            )
+        ]
 
     def desired_scaling(self):
         return prune(self.params["scaling"]) if self.params.get("scaling") else None
@@ -537,17 +642,25 @@ class Deployment(Resource):
         predicted.update(copy.deepcopy(body))
         if "containers" in body:
             predicted["containers"] = ContainerSpecs.predicted(body["containers"], current.get("containers"))
-        if self.rollout_status and current.get("status") != "paused" and any(field in body for field in self.new_version_fields):
+        if (
+            self.rollout_status
+            and current.get("status") != "paused"
+            and any(field in body for field in self.new_version_fields)
+        ):
             predicted["status"] = self.rollout_status
         return predicted
 
     def update_deployment(self, body):
         try:
-            updated = self.client.request("PATCH", self.item_path(self.name), json_body=body, retry_unavailable=False).body
+            updated = self.client.request(
+                "PATCH", self.item_path(self.name), json_body=body, retry_unavailable=False
+            ).body
         except ApiError as error:
             if error.status == 503 and "compute" in body:
-                raise error.with_hint("No capacity for the serverless compute %s: choose another GPU model or size, "
-                                      "or retry later" % self.compute_label(body))
+                raise error.with_hint(
+                    f"No capacity for the serverless compute {self.compute_label(body)}: choose another GPU model or size, "
+                    "or retry later"
+                )
             raise
         return dict(updated or self.fetch(self.name))
 
@@ -559,6 +672,7 @@ class Deployment(Resource):
             # restarts or purges again: each may be resent after a lost response
             self.client.post(self.item_path(self.name, name), idempotent=True)
             return deployment
+
         after = {"pause": "paused", "resume": self.restart_status, "restart": self.restart_status}
         return Step(name, send, lambda deployment: dict(deployment, status=after.get(name, deployment.get("status"))))
 
@@ -586,7 +700,7 @@ class Deployment(Resource):
         return {"timeout": min(MAX_DELETE_TIMEOUT_MS, timeout or 0)}
 
     def delete(self, current):
-        super(Deployment, self).delete(current)
+        super().delete(current)
         self.wait_deleted(current)
 
     def wait_deleted(self, _current):

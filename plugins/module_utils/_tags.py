@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -8,10 +7,6 @@ used by those modules and by the ``tag`` module.
 The API lowercases keys, stores a freeform tag with the value ``""``, refuses an 11th tag and a
 second tag with the same key (409), and deletes a tag by id or key.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import EXPIRY_TAG, expiry_tag_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
@@ -36,10 +31,10 @@ def normalize_tags(tags, any_value=False):
         pairs = []
         for tag in tags:
             if not isinstance(tag, dict) or "key" not in tag:
-                raise ModuleFailure("each tag must be a dict with a key (and an optional value), got %r" % (tag,))
+                raise ModuleFailure(f"each tag must be a dict with a key (and an optional value), got {tag!r}")
             pairs.append((tag["key"], tag.get("value")))
     else:
-        raise ModuleFailure("tags must be a dictionary of key to value or a list of {key, value}, got %r" % (tags,))
+        raise ModuleFailure(f"tags must be a dictionary of key to value or a list of {{key, value}}, got {tags!r}")
     normalized = {}
     for key, value in pairs:
         key = str(key).strip().lower()
@@ -52,7 +47,7 @@ def normalize_tags(tags, any_value=False):
         if value is not None and len(value) > MAX_VALUE_LENGTH:
             raise ModuleFailure("the value of tag %r is longer than %d characters" % (key, MAX_VALUE_LENGTH))
         if key in normalized and normalized[key] != value:
-            raise ModuleFailure("tag key %r is given twice with different values (keys are not case-sensitive)" % key)
+            raise ModuleFailure(f"tag key {key!r} is given twice with different values (keys are not case-sensitive)")
         normalized[key] = value
     if len(normalized) > MAX_TAGS:
         raise ModuleFailure("at most %d tags are allowed per resource, got %d" % (MAX_TAGS, len(normalized)))
@@ -75,20 +70,25 @@ def desired_tags(params, resource=None):
     if expires_in is not None and expires_at is not None:
         raise ModuleFailure("expires_in and expires_at are mutually exclusive")
     if tags and EXPIRY_TAG in tags:
-        raise ModuleFailure("the expiry is given twice: by the %s tag and by %s; give one"
-                            % (EXPIRY_TAG, "expires_in" if expires_in is not None else "expires_at"))
+        raise ModuleFailure(
+            "the expiry is given twice: by the {} tag and by {}; give one".format(
+                EXPIRY_TAG, "expires_in" if expires_in is not None else "expires_at"
+            )
+        )
     try:
         expiry = expiry_tag_value(expires_in=expires_in, expires_at=expires_at)
     except ValueError as error:
-        raise ModuleFailure("%s: %s" % ("expires_in" if expires_in is not None else "expires_at", error))
+        raise ModuleFailure("{}: {}".format("expires_in" if expires_in is not None else "expires_at", error))
     current = current_tags(resource) if resource else {}
     if expires_in is not None and current.get(EXPIRY_TAG):
         expiry = current[EXPIRY_TAG]
     wanted = dict(current if tags is None else tags)
     wanted[EXPIRY_TAG] = expiry
     if len(wanted) > MAX_TAGS:
-        raise ModuleFailure("at most %d tags are allowed per resource; with the %s tag there would be %d"
-                            % (MAX_TAGS, EXPIRY_TAG, len(wanted)))
+        raise ModuleFailure(
+            "at most %d tags are allowed per resource; with the %s tag there would be %d"
+            % (MAX_TAGS, EXPIRY_TAG, len(wanted))
+        )
     return wanted
 
 
@@ -112,21 +112,29 @@ def tag_changes(resource, desired, purge):
     if desired is None:
         return {}, []
     present = dict((tag["key"], tag) for tag in resource.get("tags") or [])
-    to_add = dict((key, value) for key, value in desired.items()
-                  if key not in present or (present[key].get("value") or "") != value)
+    to_add = dict(
+        (key, value)
+        for key, value in desired.items()
+        if key not in present or (present[key].get("value") or "") != value
+    )
     to_remove = [tag for key, tag in present.items() if key in to_add or (purge and key not in desired)]
     remaining = len(present) - len(to_remove) + len(to_add)
     if remaining > MAX_TAGS:
-        raise ModuleFailure("the resource would carry %d tags, more than the %d allowed; remove some or use purge_tags"
-                            % (remaining, MAX_TAGS))
+        raise ModuleFailure(
+            "the resource would carry %d tags, more than the %d allowed; remove some or use purge_tags"
+            % (remaining, MAX_TAGS)
+        )
     return to_add, to_remove
 
 
 def tags_to_remove(resource, selection):
     """The resource's tag records that ``selection`` (``normalize_tags(..., any_value=True)``)
     names: a key with a None value whatever its value, otherwise only with that value."""
-    return [tag for tag in resource.get("tags") or [] if tag["key"] in selection
-            and selection[tag["key"]] in (None, tag.get("value") or "")]
+    return [
+        tag
+        for tag in resource.get("tags") or []
+        if tag["key"] in selection and selection[tag["key"]] in (None, tag.get("value") or "")
+    ]
 
 
 def predicted_tags(resource, to_add, to_remove):
@@ -171,7 +179,7 @@ def normalize_tag_filter(tags):
 
 def tag_filter_query(tag_filter):
     """The API's repeatable ``tag`` query parameter: ``key`` (any value) or ``key=value``."""
-    return [key if value is None else "%s=%s" % (key, value) for key, value in tag_filter]
+    return [key if value is None else f"{key}={value}" for key, value in tag_filter]
 
 
 def matches_tag_filter(resource, tag_filter):

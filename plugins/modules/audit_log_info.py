@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: audit_log_info
@@ -169,8 +164,10 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import ex
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 
 MAX_PAGE_SIZE = 100
-ROLE_HINTS = {403: "The audit log can only be read by the project owner or a member with the admin role; "
-                   "the user of this credential has neither. Use a credential of an owner or admin."}
+ROLE_HINTS = {
+    403: "The audit log can only be read by the project owner or a member with the admin role; "
+    "the user of this credential has neither. Use a credential of an owner or admin."
+}
 
 
 def events_of(body):
@@ -216,7 +213,7 @@ def main():
             try:
                 result["events"] = events_of(client.get_url(result["url"]))
             except ValueError as error:
-                raise ModuleFailure("the export at %s is not JSON: %s" % (result["url"], error), **result)
+                raise ModuleFailure("the export at {} is not JSON: {}".format(result["url"], error), **result)
         return result
 
     def read_pages():

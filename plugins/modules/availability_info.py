@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: availability_info
@@ -141,10 +136,13 @@ def main():
         result = {}
         if type_code:
             # The per-type answer first: it is the one that tells an unknown type (404).
-            unknown = "The API does not know the %s type %r; cloudcompute.cloud.%s lists the valid codes." % (
-                kind, type_code, TYPE_CATALOGS[kind])
-            answer = read(module.client, api_path(PATHS[kind], path_value(type_code, "type", CODE)),
-                          query=query, hints={404: unknown})
+            unknown = f"The API does not know the {kind} type {type_code!r}; cloudcompute.cloud.{TYPE_CATALOGS[kind]} lists the valid codes."
+            answer = read(
+                module.client,
+                api_path(PATHS[kind], path_value(type_code, "type", CODE)),
+                query=query,
+                hints={404: unknown},
+            )
             result["available"] = str(answer).strip().lower() == "true"  # JSON true, or the text
         availability = read_list(module.client, PATHS[kind], query=query)
         if type_code:

@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: cluster
@@ -437,8 +432,12 @@ NODE_STATUS = {"running": "running", "stopped": "offline"}
 
 def is_up(cluster):
     """Running, with the jump host's address and the workers: what a finished deploy has."""
-    return (cluster is not None and cluster.get("status") == "running" and bool(cluster.get("ip"))
-            and bool(cluster.get("worker_nodes")))
+    return (
+        cluster is not None
+        and cluster.get("status") == "running"
+        and bool(cluster.get("ip"))
+        and bool(cluster.get("worker_nodes"))
+    )
 
 
 def volume_path(volume_id):
@@ -456,11 +455,13 @@ class Cluster(Compute):
     placed_options = ("cluster_type", "location_code")
     required_to_deploy = ("cluster_type", "image", "location_code", "shared_volume")
     passed_options = ("extension_settings",)
-    capacity_hint = ("cloudcompute.cloud.availability_info with kind=cluster lists the cluster types with capacity "
-                     "per location: choose another location or cluster type, or retry later.")
+    capacity_hint = (
+        "cloudcompute.cloud.availability_info with kind=cluster lists the cluster types with capacity "
+        "per location: choose another location or cluster type, or retry later."
+    )
 
     def __init__(self, module):
-        super(Cluster, self).__init__(module)
+        super().__init__(module)
         self.existing_volumes = []  # the records of the volumes a new cluster mounts
 
     def check_options(self):
@@ -471,9 +472,9 @@ class Cluster(Compute):
         seen = set()
         for node in nodes:
             if node["force"] and node["state"] != "stopped":
-                raise ModuleFailure("nodes: force only applies to state=stopped (node %s)" % node["hostname"])
+                raise ModuleFailure("nodes: force only applies to state=stopped (node {})".format(node["hostname"]))
             if node["hostname"] in seen:
-                raise ModuleFailure("nodes: node %s is listed more than once" % node["hostname"])
+                raise ModuleFailure("nodes: node {} is listed more than once".format(node["hostname"]))
             seen.add(node["hostname"])
         if params["state"] == "absent" and nodes:
             raise ModuleFailure("nodes only applies to state=present")
@@ -495,27 +496,34 @@ class Cluster(Compute):
 
     def wait_failure(self, resource):
         if resource is not None and resource.get("status") in GOING_AWAY:
-            return "the cluster is being removed (status %s)" % resource["status"]
-        return super(Cluster, self).wait_failure(resource)
+            return "the cluster is being removed (status {})".format(resource["status"])
+        return super().wait_failure(resource)
 
     def wait_up(self, cluster_id):
-        return self.wait_for(cluster_id, is_up, "cluster %s to be running with its jump host and workers" % cluster_id)
+        return self.wait_for(cluster_id, is_up, f"cluster {cluster_id} to be running with its jump host and workers")
 
     # ------------------------------------------------------------------------ view
 
     def managed_nodes(self, cluster):
         """``{hostname: status}`` of the workers ``nodes`` names (hostname or id) that exist."""
         wanted = [node["hostname"] for node in self.params["nodes"] or []]
-        return dict((node.get("hostname"), node.get("status")) for node in (cluster or {}).get("worker_nodes") or []
-                    if node.get("hostname") in wanted or node.get("id") in wanted)
+        return dict(
+            (node.get("hostname"), node.get("status"))
+            for node in (cluster or {}).get("worker_nodes") or []
+            if node.get("hostname") in wanted or node.get("id") in wanted
+        )
 
     def view(self, resource):
         if not resource:
             return {}
-        shown = super(Cluster, self).view(resource)
-        shown["shared_volumes"] = sorted(({"name": volume.get("name"), "size_in_gigabytes": volume.get("size_in_gigabytes")}
-                                          for volume in resource.get("shared_volumes") or []),
-                                         key=lambda volume: (str(volume["name"]), str(volume["size_in_gigabytes"])))
+        shown = super().view(resource)
+        shown["shared_volumes"] = sorted(
+            (
+                {"name": volume.get("name"), "size_in_gigabytes": volume.get("size_in_gigabytes")}
+                for volume in resource.get("shared_volumes") or []
+            ),
+            key=lambda volume: (str(volume["name"]), str(volume["size_in_gigabytes"])),
+        )
         # the API picks a default the module cannot know, so it is shown only when asked for
         if self.params["extension_settings"] is not None:
             shown["extension_settings"] = resource.get("extension_settings")
@@ -537,19 +545,32 @@ class Cluster(Compute):
         return body
 
     def predicted_deploy(self, body):
-        shared = [{"id": None, "name": body["shared_volume"]["name"], "mount_point": "/home",
-                   "size_in_gigabytes": body["shared_volume"]["size"]}]
-        shared.extend({"id": volume["id"], "name": volume.get("name"), "size_in_gigabytes": volume.get("size")}
-                      for volume in self.existing_volumes)
+        shared = [
+            {
+                "id": None,
+                "name": body["shared_volume"]["name"],
+                "mount_point": "/home",
+                "size_in_gigabytes": body["shared_volume"]["size"],
+            }
+        ]
+        shared.extend(
+            {"id": volume["id"], "name": volume.get("name"), "size_in_gigabytes": volume.get("size")}
+            for volume in self.existing_volumes
+        )
         # the API names the workers; the node step predicts those the task names
-        return dict(super(Cluster, self).predicted_deploy(body), extension_settings=body.get("extension_settings"),
-                    ip=None, shared_volumes=shared, worker_nodes=[])
+        return dict(
+            super().predicted_deploy(body),
+            extension_settings=body.get("extension_settings"),
+            ip=None,
+            shared_volumes=shared,
+            worker_nodes=[],
+        )
 
     def deploy_cost(self, body):
         return self.prices.cluster_deploy(body)
 
     def capacity_subject(self, body):
-        return "cluster type %s" % body["cluster_type"]
+        return "cluster type {}".format(body["cluster_type"])
 
     def wait_deployed(self, resource_id):
         # the nodes can be powered only once the cluster is up
@@ -580,9 +601,13 @@ class Cluster(Compute):
         for spec in self.params["nodes"] or []:
             matches = [node for node in workers if spec["hostname"] in (node.get("id"), node.get("hostname"))]
             if not matches:
-                raise ModuleFailure("cluster %s has no worker node %r (its workers: %s)"
-                                    % (cluster.get("hostname"), spec["hostname"],
-                                       ", ".join(sorted(node.get("hostname") for node in workers)) or "none yet"))
+                raise ModuleFailure(
+                    "cluster {} has no worker node {!r} (its workers: {})".format(
+                        cluster.get("hostname"),
+                        spec["hostname"],
+                        ", ".join(sorted(node.get("hostname") for node in workers)) or "none yet",
+                    )
+                )
             node = matches[0]
             target = NODE_STATUS[spec["state"]]
             status = node.get("status")
@@ -590,9 +615,15 @@ class Cluster(Compute):
                 continue
             source = "offline" if target == "running" else "running"
             if status != source:
-                raise ModuleFailure("worker node %s of cluster %s is %s; it can only be %s when %s"
-                                    % (node.get("hostname"), cluster.get("hostname"), status,
-                                       "booted" if target == "running" else "shut down", source))
+                raise ModuleFailure(
+                    "worker node {} of cluster {} is {}; it can only be {} when {}".format(
+                        node.get("hostname"),
+                        cluster.get("hostname"),
+                        status,
+                        "booted" if target == "running" else "shut down",
+                        source,
+                    )
+                )
             action = "boot" if target == "running" else ("force_shutdown" if spec["force"] else "shutdown")
             plan.append((node, action, target))
         return plan
@@ -602,8 +633,9 @@ class Cluster(Compute):
         targets = dict((node["id"], status) for node, _action, status in node_plan)
         if not after["worker_nodes"] and self.params["nodes"]:
             # still being set up: the workers the task names come up running
-            after["worker_nodes"] = [{"id": None, "hostname": spec["hostname"], "status": "running"}
-                                     for spec in self.params["nodes"]]
+            after["worker_nodes"] = [
+                {"id": None, "hostname": spec["hostname"], "status": "running"} for spec in self.params["nodes"]
+            ]
             targets = dict((spec["hostname"], NODE_STATUS[spec["state"]]) for spec in self.params["nodes"])
         for node in after["worker_nodes"]:
             node["status"] = targets.get(node.get("id") or node.get("hostname"), node.get("status"))
@@ -613,8 +645,11 @@ class Cluster(Compute):
 
     def power_nodes(self, cluster, node_plan):
         for node, action, _status in node_plan:
-            self.client.post(self.item_path(cluster["id"], "nodes", path_value(node["id"], "node id"), "actions"), {"action": action},
-                             idempotent=True)
+            self.client.post(
+                self.item_path(cluster["id"], "nodes", path_value(node["id"], "node id"), "actions"),
+                {"action": action},
+                idempotent=True,
+            )
         if not self.params["wait"]:
             return self.fetch(cluster["id"])
         targets = dict((node["id"], status) for node, _action, status in node_plan)
@@ -622,8 +657,12 @@ class Cluster(Compute):
         def reached(current):
             statuses = dict((node.get("id"), node.get("status")) for node in current.get("worker_nodes") or [])
             return all(statuses.get(node_id) == status for node_id, status in targets.items())
-        return self.wait_for(cluster["id"], reached, "the worker nodes of cluster %s to be %s"
-                             % (cluster["id"], ", ".join(sorted(set(targets.values())))))
+
+        return self.wait_for(
+            cluster["id"],
+            reached,
+            "the worker nodes of cluster {} to be {}".format(cluster["id"], ", ".join(sorted(set(targets.values())))),
+        )
 
     def after_deploy_steps(self):
         if not self.params["nodes"]:
@@ -638,13 +677,18 @@ class Cluster(Compute):
     def state_steps(self, current):
         status = current.get("status")
         if self.params["nodes"] and status not in PROVISIONED + SETTING_UP:
-            raise ModuleFailure("cluster %s is %s: its worker nodes cannot be powered" % (current.get("hostname"), status))
+            raise ModuleFailure(
+                "cluster {} is {}: its worker nodes cannot be powered".format(current.get("hostname"), status)
+            )
         setting_up = status in SETTING_UP
         if setting_up:
             # check mode (or no nodes): the workers do not exist yet and will come up running,
             # so the plan is made of the listed states
-            node_plan = [({"id": spec["hostname"]}, None, NODE_STATUS[spec["state"]]) for spec in self.params["nodes"] or []
-                         if spec["state"] != "running"]
+            node_plan = [
+                ({"id": spec["hostname"]}, None, NODE_STATUS[spec["state"]])
+                for spec in self.params["nodes"] or []
+                if spec["state"] != "running"
+            ]
         else:
             node_plan = self.node_plan(current)
         if not (node_plan or setting_up):
@@ -655,7 +699,11 @@ class Cluster(Compute):
                 return self.power_nodes(cluster, node_plan)
             return self.wait_up(cluster["id"]) if self.params["wait"] else cluster
 
-        return [Step("power nodes", apply, lambda cluster: self.predicted_nodes(cluster, node_plan), changes=bool(node_plan))]
+        return [
+            Step(
+                "power nodes", apply, lambda cluster: self.predicted_nodes(cluster, node_plan), changes=bool(node_plan)
+            )
+        ]
 
     # ----------------------------------------------------------------------- removal
 
@@ -665,7 +713,9 @@ class Cluster(Compute):
     def delete_volumes(self, volume_ids):
         for volume_id in volume_ids:
             try:
-                self.client.delete(volume_path(volume_id), json_body={"is_permanent": self.params["delete_permanently"]})
+                self.client.delete(
+                    volume_path(volume_id), json_body={"is_permanent": self.params["delete_permanently"]}
+                )
             except ApiError as error:
                 if not is_not_found(error):
                     raise
@@ -674,12 +724,16 @@ class Cluster(Compute):
                 self.wait_volume_deleted(volume_id)
 
     def wait_volume_deleted(self, volume_id):
-        self.budget.until(lambda: fetch_or_none(self.client, volume_path(volume_id)),
-                          lambda volume: volume is None or volume.get("status") == "deleted",
-                          "shared volume %s to be deleted" % volume_id)
+        self.budget.until(
+            lambda: fetch_or_none(self.client, volume_path(volume_id)),
+            lambda volume: volume is None or volume.get("status") == "deleted",
+            f"shared volume {volume_id} to be deleted",
+        )
 
     def removal_steps(self, current):
-        doomed = self.deleted_volume_ids = self.attached_volume_ids(current) if self.params["delete_shared_volumes"] else []
+        doomed = self.deleted_volume_ids = (
+            self.attached_volume_ids(current) if self.params["delete_shared_volumes"] else []
+        )
 
         def apply(cluster):
             if cluster.get("status") not in GOING_AWAY:
@@ -694,10 +748,16 @@ class Cluster(Compute):
             if doomed:
                 self.delete_volumes(doomed)
             elif self.attached_volume_ids(cluster):
-                self.module.warn("cluster %s left its shared volumes %s detached; they are kept and charged until deleted "
-                                 "(cloudcompute.cloud.volume with state=absent, or delete_shared_volumes=true)"
-                                 % (cluster.get("hostname"), ", ".join("%s (%s)" % (volume.get("name"), volume["id"])
-                                                                       for volume in cluster.get("shared_volumes") or [])))
+                self.module.warn(
+                    "cluster {} left its shared volumes {} detached; they are kept and charged until deleted "
+                    "(cloudcompute.cloud.volume with state=absent, or delete_shared_volumes=true)".format(
+                        cluster.get("hostname"),
+                        ", ".join(
+                            "{} ({})".format(volume.get("name"), volume["id"])
+                            for volume in cluster.get("shared_volumes") or []
+                        ),
+                    )
+                )
 
         return [Step("discontinue", apply, lambda _cluster: None)]
 
@@ -711,21 +771,31 @@ class Cluster(Compute):
 
 
 def main():
-    argument_spec = compute_argument_spec(Cluster, dict(
-        contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM"]),
-        extension_settings=dict(type="str", choices=["auto_renew", "pay_as_you_go", "end_contract"]),
-        shared_volume=dict(type="dict", options=dict(
-            name=dict(type="str", required=True),
-            size=dict(type="int", required=True),
-        )),
-        nodes=dict(type="list", elements="dict", options=dict(
-            hostname=dict(type="str", required=True, aliases=["name"]),
-            state=dict(type="str", choices=["running", "stopped"], default="running"),
-            force=dict(type="bool", default=False),
-        )),
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-        delete_shared_volumes=dict(type="bool", default=False),
-    ))
+    argument_spec = compute_argument_spec(
+        Cluster,
+        dict(
+            contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM"]),
+            extension_settings=dict(type="str", choices=["auto_renew", "pay_as_you_go", "end_contract"]),
+            shared_volume=dict(
+                type="dict",
+                options=dict(
+                    name=dict(type="str", required=True),
+                    size=dict(type="int", required=True),
+                ),
+            ),
+            nodes=dict(
+                type="list",
+                elements="dict",
+                options=dict(
+                    hostname=dict(type="str", required=True, aliases=["name"]),
+                    state=dict(type="str", choices=["running", "stopped"], default="running"),
+                    force=dict(type="bool", default=False),
+                ),
+            ),
+            state=dict(type="str", choices=["present", "absent"], default="present"),
+            delete_shared_volumes=dict(type="bool", default=False),
+        ),
+    )
     module = CloudComputeModule(argument_spec=argument_spec, required_one_of=[("id", "hostname")])
     Cluster(module).run()
 

@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: container_deployment
@@ -330,7 +325,11 @@ container_deployment:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import WAIT_ARGUMENT_SPEC, CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    WAIT_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
     ContainerSpecs,
@@ -358,11 +357,14 @@ SCALING_OPTIONS = dict(
     scale_up_policy=delay_policy(),
     queue_message_ttl_seconds=dict(type="int"),
     concurrent_requests_per_replica=dict(type="int"),
-    scaling_triggers=dict(type="dict", options=dict(
-        queue_load=dict(type="dict", options=dict(threshold=dict(type="float", required=True))),
-        cpu_utilization=utilization_trigger(),
-        gpu_utilization=utilization_trigger(),
-    )),
+    scaling_triggers=dict(
+        type="dict",
+        options=dict(
+            queue_load=dict(type="dict", options=dict(threshold=dict(type="float", required=True))),
+            cpu_utilization=utilization_trigger(),
+            gpu_utilization=utilization_trigger(),
+        ),
+    ),
 )
 
 TEMPLATE_OPTIONS = dict(
@@ -387,13 +389,13 @@ class ContainerDeployment(Deployment):
     view_fields = ("compute", "scaling", "container_registry_settings", "is_spot")
 
     def validate(self):
-        super(ContainerDeployment, self).validate()
+        super().validate()
         scaling = self.params["scaling"] or {}
         low, high = scaling.get("min_replica_count"), scaling.get("max_replica_count")
         if (low is not None and low < 0) or (high is not None and high < 1):
             raise ModuleFailure("scaling: min_replica_count must be at least 0 and max_replica_count at least 1")
         if low is not None and high is not None and low > high:
-            raise ModuleFailure("scaling: min_replica_count (%s) must not exceed max_replica_count (%s)" % (low, high))
+            raise ModuleFailure(f"scaling: min_replica_count ({low}) must not exceed max_replica_count ({high})")
         template = self.params["template"] or {}
         if template.get("shared_memory_size_in_mb") is not None and template["shared_memory_size_in_mb"] < 1:
             raise ModuleFailure("template.shared_memory_size_in_mb: must be at least 1")
@@ -408,44 +410,63 @@ class ContainerDeployment(Deployment):
 
     def creation(self):
         if not self.params["template"]:
-            return super(ContainerDeployment, self).creation()
+            return super().creation()
         params, template = self.params, self.params["template"]
-        body = prune({
-            "name": self.name,
-            "variant": template["variant"],
-            "features": template["features"],
-            "hugging_face_token_secret": template["hugging_face_token_secret"],
-            "shared_memory_size_in_mb": template["shared_memory_size_in_mb"],
-            "compute": params["compute"],
-            "scaling": self.desired_scaling(),
-            "is_spot": params["spot"],
-        })
+        body = prune(
+            {
+                "name": self.name,
+                "variant": template["variant"],
+                "features": template["features"],
+                "hugging_face_token_secret": template["hugging_face_token_secret"],
+                "shared_memory_size_in_mb": template["shared_memory_size_in_mb"],
+                "compute": params["compute"],
+                "scaling": self.desired_scaling(),
+                "is_spot": params["spot"],
+            }
+        )
         path = self.template_path("/deployments")
-        return Step("create", lambda _nothing: self.create_deployment(path, body),
-                    lambda _nothing: self.predicted_from_template(self.read_template(), body))
+        return Step(
+            "create",
+            lambda _nothing: self.create_deployment(path, body),
+            lambda _nothing: self.predicted_from_template(self.read_template(), body),
+        )
 
     def create_body(self):
-        body = super(ContainerDeployment, self).create_body()
+        body = super().create_body()
         if self.params["spot"] is not None:
             body["is_spot"] = self.params["spot"]
         return body
 
     def predicted_create(self, body):
-        return dict(super(ContainerDeployment, self).predicted_create(body), is_spot=bool(self.params["spot"]))
+        return dict(super().predicted_create(body), is_spot=bool(self.params["spot"]))
 
     def predicted_from_template(self, detail, body):
         """What a deployment from the template will look like, as far as the template tells."""
         variant = self.template_variant(detail)
         chosen = self.chosen_features(detail)
-        env = [variable for feature in detail.get("features") or [] if feature.get("id") in chosen
-               for variable in feature.get("env") or []]
+        env = [
+            variable
+            for feature in detail.get("features") or []
+            if feature.get("id") in chosen
+            for variable in feature.get("env") or []
+        ]
         if body.get("hugging_face_token_secret"):
-            env.append({"type": "secret", "name": "HF_TOKEN", "value_or_reference_to_secret": body["hugging_face_token_secret"]})
+            env.append(
+                {
+                    "type": "secret",
+                    "name": "HF_TOKEN",
+                    "value_or_reference_to_secret": body["hugging_face_token_secret"],
+                }
+            )
         container = {
             "name": detail.get("code"),
             "image": variant.get("image"),
             "exposed_port": detail.get("exposed_port"),
-            "healthcheck": {"enabled": True, "port": detail.get("exposed_port"), "path": detail.get("healthcheck_path")},
+            "healthcheck": {
+                "enabled": True,
+                "port": detail.get("exposed_port"),
+                "path": detail.get("healthcheck_path"),
+            },
             "env": env,
         }
         return {
@@ -465,12 +486,17 @@ class ContainerDeployment(Deployment):
         wanted = self.params["template"]["variant"]
         if wanted is None:
             if not variants:
-                raise ModuleFailure("template %s has no variants" % self.params["template"]["id"])
-            return next((variant for variant in variants if variant.get("id") == detail.get("default_variant")), variants[0])
+                raise ModuleFailure("template {} has no variants".format(self.params["template"]["id"]))
+            return next(
+                (variant for variant in variants if variant.get("id") == detail.get("default_variant")), variants[0]
+            )
         found = next((variant for variant in variants if variant.get("id") == wanted), None)
         if found is None:
-            raise ModuleFailure("template %s has no variant %r (its variants: %s)"
-                                % (self.params["template"]["id"], wanted, ", ".join(variant.get("id") for variant in variants)))
+            raise ModuleFailure(
+                "template {} has no variant {!r} (its variants: {})".format(
+                    self.params["template"]["id"], wanted, ", ".join(variant.get("id") for variant in variants)
+                )
+            )
         return found
 
     def chosen_features(self, detail):
@@ -480,14 +506,17 @@ class ContainerDeployment(Deployment):
         known = [feature.get("id") for feature in detail.get("features") or []]
         unknown = [feature for feature in features if feature not in known]
         if unknown:
-            raise ModuleFailure("template %s has no feature %s (its features: %s)"
-                                % (self.params["template"]["id"], ", ".join(unknown), ", ".join(known) or "none"))
+            raise ModuleFailure(
+                "template {} has no feature {} (its features: {})".format(
+                    self.params["template"]["id"], ", ".join(unknown), ", ".join(known) or "none"
+                )
+            )
         return features
 
     def field_changes(self, current):
         if self.params["template"]:
             self.refuse_template_changes(current)
-        return super(ContainerDeployment, self).field_changes(current)
+        return super().field_changes(current)
 
     def refuse_template_changes(self, current):
         """A template applies at creation only: its settings that differ from the live
@@ -500,13 +529,21 @@ class ContainerDeployment(Deployment):
         differing = {}
         image = image_name(container.get("image"))
         variant = self.template_variant(detail)
-        values = [variable.get("value_or_reference_to_secret") for variable in env.values() if variable.get("type") == "plain"]
+        values = [
+            variable.get("value_or_reference_to_secret") for variable in env.values() if variable.get("type") == "plain"
+        ]
         # variants may share an image; the model a variant serves is passed in a variable
         if image != variant.get("image") or (variant.get("model") and variant["model"] not in values):
-            differing["variant"] = {"desired": variant.get("id"), "current": self.current_variant(detail, image, values)}
+            differing["variant"] = {
+                "desired": variant.get("id"),
+                "current": self.current_variant(detail, image, values),
+            }
         if template["features"] is not None:
-            enabled = [feature.get("id") for feature in detail.get("features") or []
-                       if feature.get("env") and all(variable.get("name") in env for variable in feature["env"])]
+            enabled = [
+                feature.get("id")
+                for feature in detail.get("features") or []
+                if feature.get("env") and all(variable.get("name") in env for variable in feature["env"])
+            ]
             wanted = self.chosen_features(detail)
             if sorted(enabled) != sorted(wanted):
                 differing["features"] = {"desired": sorted(wanted), "current": sorted(enabled)}
@@ -517,23 +554,39 @@ class ContainerDeployment(Deployment):
                 differing["hugging_face_token_secret"] = {"desired": token, "current": have}
         memory = template["shared_memory_size_in_mb"]
         if memory is not None:
-            have = next((mount.get("size_in_mb") for mount in container.get("volume_mounts") or [] if mount.get("type") == "memory"), None)
+            have = next(
+                (
+                    mount.get("size_in_mb")
+                    for mount in container.get("volume_mounts") or []
+                    if mount.get("type") == "memory"
+                ),
+                None,
+            )
             if have != memory:
                 differing["shared_memory_size_in_mb"] = {"desired": memory, "current": have}
         if differing:
             raise ModuleFailure(
-                "cannot change %s of existing container deployment %s: a template applies at creation only. "
-                "Leave them out, change containers instead, or delete the deployment (state=absent) and create it again."
-                % (", ".join("template.%s" % option for option in sorted(differing)), self.name), immutable=differing)
+                "cannot change {} of existing container deployment {}: a template applies at creation only. "
+                "Leave them out, change containers instead, or delete the deployment (state=absent) and create it again.".format(
+                    ", ".join(f"template.{option}" for option in sorted(differing)), self.name
+                ),
+                immutable=differing,
+            )
 
     @staticmethod
     def current_variant(detail, image, values):
         """The template variant the live container runs, if any (for the failure message)."""
-        return next((variant.get("id") for variant in detail.get("variants") or []
-                     if variant.get("image") == image and variant.get("model") in values), None)
+        return next(
+            (
+                variant.get("id")
+                for variant in detail.get("variants") or []
+                if variant.get("image") == image and variant.get("model") in values
+            ),
+            None,
+        )
 
     def update_body(self, current):
-        body = super(ContainerDeployment, self).update_body(current)
+        body = super().update_body(current)
         if self.params["spot"] is not None and self.params["spot"] != bool(current.get("is_spot")):
             body["is_spot"] = self.params["spot"]
         return body

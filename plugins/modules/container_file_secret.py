@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: container_file_secret
@@ -110,6 +105,7 @@ import base64
 import os
 
 from ansible.module_utils.common.text.converters import to_bytes
+
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._secrets import SECRET_OPTIONS, SecretRecord
 
@@ -124,13 +120,13 @@ def read_src(src):
     elif os.path.isfile(src):
         paths = [src]
     else:
-        raise ModuleFailure("src %s is neither a file nor a directory" % src)
+        raise ModuleFailure(f"src {src} is neither a file nor a directory")
     contents = {}
     for path in paths:
         with open(path, "rb") as handle:
             contents[os.path.basename(path)] = handle.read()
     if not contents:
-        raise ModuleFailure("src %s holds no files" % src)
+        raise ModuleFailure(f"src {src} holds no files")
     return contents
 
 
@@ -139,7 +135,7 @@ class FileSecret(SecretRecord):
     kind = "file_secret"
 
     def validate(self):
-        super(FileSecret, self).validate()
+        super().validate()
         if self.params["state"] != "present":
             self.contents = {}
             return
@@ -149,7 +145,9 @@ class FileSecret(SecretRecord):
             self.contents = dict((name, to_bytes(content or "")) for name, content in self.params["files"].items())
         bad = sorted(name for name in self.contents if not name or "/" in name or name in (".", ".."))
         if bad:
-            raise ModuleFailure("file names must be base names without a directory: %s" % ", ".join(repr(name) for name in bad))
+            raise ModuleFailure(
+                "file names must be base names without a directory: {}".format(", ".join(repr(name) for name in bad))
+            )
         if not self.contents:
             raise ModuleFailure("files is empty: give at least one file")
         size = sum(len(content) for content in self.contents.values())
@@ -157,12 +155,16 @@ class FileSecret(SecretRecord):
             raise ModuleFailure("the files hold %d bytes; a file secret holds at most %d" % (size, MAX_CONTENT_BYTES))
 
     def body(self):
-        return {"name": self.name, "files": [
-            {"file_name": file_name, "base64_content": base64.b64encode(content).decode("ascii")}
-            for file_name, content in sorted(self.contents.items())]}
+        return {
+            "name": self.name,
+            "files": [
+                {"file_name": file_name, "base64_content": base64.b64encode(content).decode("ascii")}
+                for file_name, content in sorted(self.contents.items())
+            ],
+        }
 
     def predicted(self, current=None):
-        return dict(super(FileSecret, self).predicted(), secret_type="file-secret", file_names=sorted(self.contents))
+        return dict(super().predicted(), secret_type="file-secret", file_names=sorted(self.contents))
 
 
 def main():

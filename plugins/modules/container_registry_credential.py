@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: container_registry_credential
@@ -143,7 +138,14 @@ TYPE_FIELDS = {
     "custom": ("docker_config_json",),
     "scaleway": ("scaleway_domain", "scaleway_uuid"),
 }
-SECRET_FIELDS = ("access_token", "service_account_key", "access_key_id", "secret_access_key", "docker_config_json", "scaleway_uuid")
+SECRET_FIELDS = (
+    "access_token",
+    "service_account_key",
+    "access_key_id",
+    "secret_access_key",
+    "docker_config_json",
+    "scaleway_uuid",
+)
 ALL_FIELDS = sorted(set(field for fields in TYPE_FIELDS.values() for field in fields))
 
 
@@ -152,18 +154,21 @@ class RegistryCredential(SecretRecord):
     kind = "registry_credential"
 
     def validate(self):
-        super(RegistryCredential, self).validate()
+        super().validate()
         registry_type = self.params["registry_type"]
         if self.params["state"] != "present":
             return
         wanted = TYPE_FIELDS[registry_type]
         missing = [field for field in wanted if not self.params[field]]
         if missing:
-            raise ModuleFailure("registry_type=%s needs %s" % (registry_type, ", ".join(missing)))
+            raise ModuleFailure("registry_type={} needs {}".format(registry_type, ", ".join(missing)))
         foreign = [field for field in ALL_FIELDS if field not in wanted and self.params[field] is not None]
         if foreign:
-            raise ModuleFailure("%s: not a field of registry_type=%s (it takes %s)"
-                                % (", ".join(foreign), registry_type, ", ".join(wanted)))
+            raise ModuleFailure(
+                "{}: not a field of registry_type={} (it takes {})".format(
+                    ", ".join(foreign), registry_type, ", ".join(wanted)
+                )
+            )
 
     def body(self):
         body = {"name": self.name, "type": self.params["registry_type"]}

@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: container_secret
@@ -110,7 +105,7 @@ class ContainerSecret(SecretRecord):
         return {"name": self.name, "value": self.params["value"]}
 
     def predicted(self, current=None):
-        return dict(super(ContainerSecret, self).predicted(), secret_type="generic")
+        return dict(super().predicted(), secret_type="generic")
 
 
 def main():

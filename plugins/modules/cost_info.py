@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: cost_info
@@ -137,7 +132,11 @@ resources:
       type: dict
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import charged_resources, read_balance, runway_hours
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
+    charged_resources,
+    read_balance,
+    runway_hours,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import normalize_tag_filter
@@ -147,7 +146,7 @@ GROUP_FIELDS = ("kind", "location", "instance_type")
 
 def group_value(item, field):
     if field.startswith("tag:"):
-        return item["tags"].get(field[len("tag:"):].lower())
+        return item["tags"].get(field[len("tag:") :].lower())
     return item[field]
 
 
@@ -166,7 +165,7 @@ def grouped(items, group_by):
 def validate_group_by(group_by):
     for field in group_by:
         if field not in GROUP_FIELDS and not (field.startswith("tag:") and len(field) > len("tag:")):
-            raise ModuleFailure("group_by: %r is not one of %s or tag:<key>" % (field, ", ".join(GROUP_FIELDS)))
+            raise ModuleFailure("group_by: {!r} is not one of {} or tag:<key>".format(field, ", ".join(GROUP_FIELDS)))
 
 
 def cost_report(module):

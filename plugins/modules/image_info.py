@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: image_info
@@ -144,8 +139,15 @@ def main():
     )
     kind, type_code = module.params["kind"], module.params["instance_type"]
     # Only with a type is a 404 about the type (without one it would mean a wrong api_url).
-    hints = {404: "The API does not know the %s type %r; cloudcompute.cloud.%s lists the valid codes." % (
-        "instance" if kind == "os" else "cluster", type_code, TYPE_CATALOGS[kind])} if type_code else None
+    hints = (
+        {
+            404: "The API does not know the {} type {!r}; cloudcompute.cloud.{} lists the valid codes.".format(
+                "instance" if kind == "os" else "cluster", type_code, TYPE_CATALOGS[kind]
+            )
+        }
+        if type_code
+        else None
+    )
     exit_list_info(module, "images", PATHS[kind], query={"instance_type": type_code}, filters=FILTERS, hints=hints)
 
 

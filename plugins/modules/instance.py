@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: instance
@@ -539,26 +534,32 @@ class Instance(Compute):
     required_to_deploy = ("instance_type", "location_code")
     passed_options = ("coupon",)
     shown_fields = ("status", "is_spot")
-    capacity_hint = ("cloudcompute.cloud.availability_info lists the instance types with capacity per location "
-                     "(spot or not): choose another location or instance type, or retry later.")
+    capacity_hint = (
+        "cloudcompute.cloud.availability_info lists the instance types with capacity per location "
+        "(spot or not): choose another location or instance type, or retry later."
+    )
 
     def check_options(self):
         params = self.params
         for volume in [params["os_volume"] or {}] + (params["volumes"] or []):
             normalize_tags(volume.get("tags"))
             if volume.get("size") is not None and volume["size"] < 1:
-                raise ModuleFailure("volume %r: size must be at least 1 GB" % volume.get("name"))
+                raise ModuleFailure("volume {!r}: size must be at least 1 GB".format(volume.get("name")))
         spot = params["spot"] or params["contract"] == "SPOT"
         if params["spot"] and params["contract"] not in (None, "SPOT"):
-            raise ModuleFailure("a spot instance has the SPOT contract; contract=%s contradicts spot=true" % params["contract"])
+            raise ModuleFailure(
+                "a spot instance has the SPOT contract; contract={} contradicts spot=true".format(params["contract"])
+            )
         if params["spot"] is False and params["contract"] == "SPOT":
             raise ModuleFailure("contract=SPOT is a spot instance; it contradicts spot=false")
-        policies = [volume.get("on_spot_discontinue") for volume in [params["os_volume"] or {}] + (params["volumes"] or [])]
+        policies = [
+            volume.get("on_spot_discontinue") for volume in [params["os_volume"] or {}] + (params["volumes"] or [])
+        ]
         if any(policies) and not spot:
             raise ModuleFailure("on_spot_discontinue only applies to spot instances (spot=true)")
         special = [choice for choice in ("all", "none") if choice in params["delete_volumes"]]
         if special and len(params["delete_volumes"]) > 1:
-            raise ModuleFailure("delete_volumes=%s cannot be combined with other entries" % special[0])
+            raise ModuleFailure(f"delete_volumes={special[0]} cannot be combined with other entries")
         if params["force"] and params["state"] not in ("stopped", "hibernated"):
             raise ModuleFailure("force only applies to state=stopped and state=hibernated")
         self.placement.validate()
@@ -573,17 +574,24 @@ class Instance(Compute):
     def wait_status(self, instance_id, status):
         def reached(instance):
             if instance is not None and instance.get("status") in GOING_AWAY:
-                raise ModuleFailure("instance %s is being removed (status %s) instead of becoming %s"
-                                    % (instance_id, instance["status"], status))
+                raise ModuleFailure(
+                    "instance {} is being removed (status {}) instead of becoming {}".format(
+                        instance_id, instance["status"], status
+                    )
+                )
             return instance is not None and instance.get("status") == status
-        return self.wait_for(instance_id, reached, "instance %s to be %s" % (instance_id, status))
+
+        return self.wait_for(instance_id, reached, f"instance {instance_id} to be {status}")
 
     def wait_set_up(self, instance):
         """An instance still being set up accepts no action: wait until it is."""
         if instance.get("status") not in SETTING_UP:
             return instance
-        return self.wait_for(instance["id"], lambda current: current is not None and current.get("status") not in SETTING_UP,
-                             "instance %s to finish its setup" % instance["id"])
+        return self.wait_for(
+            instance["id"],
+            lambda current: current is not None and current.get("status") not in SETTING_UP,
+            "instance {} to finish its setup".format(instance["id"]),
+        )
 
     # ----------------------------------------------------------------------- actions
 
@@ -624,8 +632,10 @@ class Instance(Compute):
         if params["os_volume"]:
             body["os_volume"] = self.volume_spec(params["os_volume"], ("name", "size", "on_spot_discontinue"))
         if params["volumes"]:
-            body["volumes"] = [self.volume_spec(volume, ("name", "size", "type", "on_spot_discontinue"))
-                               for volume in params["volumes"]]
+            body["volumes"] = [
+                self.volume_spec(volume, ("name", "size", "type", "on_spot_discontinue"))
+                for volume in params["volumes"]
+            ]
         return body
 
     @staticmethod
@@ -638,7 +648,7 @@ class Instance(Compute):
     def predicted_deploy(self, body):
         from_volume = bool(self.params["existing_os_volume"])
         return dict(
-            super(Instance, self).predicted_deploy(body),
+            super().predicted_deploy(body),
             # booting from a volume, the image is the one the volume was made from
             image=None if from_volume else body["image"],
             contract="SPOT" if body.get("is_spot") else body.get("contract", "PAY_AS_YOU_GO"),
@@ -663,13 +673,17 @@ class Instance(Compute):
             return
         instance = self.wait_set_up(instance)  # the API refuses to delete one being set up
         kept = set(body.get("existing_volumes") or []) | set([body["image"]])
-        self.act(instance, "delete", volume_ids=[volume_id for volume_id in instance.get("volume_ids") or []
-                                                 if volume_id not in kept], delete_permanently=True)
+        self.act(
+            instance,
+            "delete",
+            volume_ids=[volume_id for volume_id in instance.get("volume_ids") or [] if volume_id not in kept],
+            delete_permanently=True,
+        )
 
     # ------------------------------------------------------------------------- power
 
     def immutable_pairs(self, resource):
-        return dict(super(Instance, self).immutable_pairs(resource), spot=(self.params["spot"], bool(resource.get("is_spot"))))
+        return dict(super().immutable_pairs(resource), spot=(self.params["spot"], bool(resource.get("is_spot"))))
 
     def power(self, instance, target):
         """Bring an existing instance to ``target`` status (running or offline); return it and
@@ -680,8 +694,11 @@ class Instance(Compute):
             return instance, False
         source = "offline" if target == "running" else "running"
         if status != source:
-            raise ModuleFailure("instance %s is %s; it can only be %s when %s"
-                                % (instance["id"], status, "started" if target == "running" else "shut down", source))
+            raise ModuleFailure(
+                "instance {} is {}; it can only be {} when {}".format(
+                    instance["id"], status, "started" if target == "running" else "shut down", source
+                )
+            )
         action = "start" if target == "running" else ("force_shutdown" if self.params["force"] else "shutdown")
         changed = self.act(instance, action)
         if self.params["wait"]:
@@ -690,13 +707,18 @@ class Instance(Compute):
 
     def powering(self, target, changes=True):
         """The step bringing the instance to ``target`` status (waiting for its setup first)."""
+
         def apply(instance):
             after, acted = self.power(instance, target)
             step.changes = step.changes or acted
             return after
 
-        step = Step("start" if target == "running" else "shut down", apply,
-                    lambda instance: dict(instance, status=target), changes=changes)
+        step = Step(
+            "start" if target == "running" else "shut down",
+            apply,
+            lambda instance: dict(instance, status=target),
+            changes=changes,
+        )
         return step
 
     def after_deploy_steps(self):
@@ -706,15 +728,24 @@ class Instance(Compute):
         target = POWER_STATUS.get(self.params["state"])
         status = current.get("status")
         if target and status in BROKEN:
-            raise ModuleFailure("instance %s is %s and cannot be %s; delete it (state=absent) and deploy it again"
-                                % (current["id"], status, "started" if target == "running" else "shut down"))
+            raise ModuleFailure(
+                "instance {} is {} and cannot be {}; delete it (state=absent) and deploy it again".format(
+                    current["id"], status, "started" if target == "running" else "shut down"
+                )
+            )
         # an instance still being set up ends up running
         settled_status = "running" if status in SETTING_UP else status
         if target and (settled_status != target or status in SETTING_UP):
             return [self.powering(target, changes=settled_status != target)]
         if status in SETTING_UP:
-            return [Step("finish setup", lambda instance: self.wait_set_up(instance) if self.params["wait"] else instance,
-                         lambda instance: dict(instance, status="running"), changes=False)]
+            return [
+                Step(
+                    "finish setup",
+                    lambda instance: self.wait_set_up(instance) if self.params["wait"] else instance,
+                    lambda instance: dict(instance, status="running"),
+                    changes=False,
+                )
+            ]
         return []
 
     # ----------------------------------------------------------------------- removal
@@ -728,8 +759,10 @@ class Instance(Compute):
         if choice == ["all"]:
             return attached
         attached_volumes = References(
-            "volume", lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in attached],
-            scope=" among the volumes attached to instance %s" % instance.get("hostname"))
+            "volume",
+            lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in attached],
+            scope=" among the volumes attached to instance {}".format(instance.get("hostname")),
+        )
         doomed = []
         for reference in choice:
             if reference == "os":
@@ -737,8 +770,11 @@ class Instance(Compute):
             else:
                 volume_ids = [attached_volumes.id(reference)]
                 if volume_ids[0] not in attached:
-                    raise ModuleFailure("volume %s is not attached to instance %s: delete_volumes only deletes attached volumes"
-                                        % (reference, instance.get("hostname")))
+                    raise ModuleFailure(
+                        "volume {} is not attached to instance {}: delete_volumes only deletes attached volumes".format(
+                            reference, instance.get("hostname")
+                        )
+                    )
             doomed.extend(volume_id for volume_id in volume_ids if volume_id not in doomed)
         return doomed
 
@@ -757,7 +793,7 @@ class Instance(Compute):
     def hibernation(self, instance):
         status = "running" if instance.get("status") in SETTING_UP else instance.get("status")
         if status not in ("running", "offline"):
-            raise ModuleFailure("instance %s is %s and cannot be hibernated" % (instance["id"], status))
+            raise ModuleFailure("instance {} is {} and cannot be hibernated".format(instance["id"], status))
 
         def apply(current):
             # the API hibernates only a shut-down instance
@@ -783,31 +819,46 @@ class Instance(Compute):
 def main():
     volume_tags = dict(type="dict")
     spot_policy = dict(type="str", choices=SPOT_POLICIES)
-    argument_spec = compute_argument_spec(Instance, dict(
-        existing_os_volume=dict(type="str"),
-        contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM", "SPOT"]),
-        spot=dict(type="bool", aliases=["is_spot"]),
-        coupon=dict(type="str"),
-        os_volume=dict(type="dict", options=dict(
-            name=dict(type="str", required=True),
-            size=dict(type="int", required=True),
-            on_spot_discontinue=spot_policy,
-            tags=volume_tags,
-        )),
-        volumes=dict(type="list", elements="dict", options=dict(
-            name=dict(type="str", required=True),
-            size=dict(type="int", required=True),
-            type=dict(type="str", required=True),
-            on_spot_discontinue=spot_policy,
-            tags=volume_tags,
-        )),
-        state=dict(type="str", choices=["present", "running", "stopped", "absent", "hibernated"], default="present"),
-        force=dict(type="bool", default=False),
-        delete_volumes=dict(type="list", elements="str", default=["os"]),
-        **JUPYTER_TOKEN_ARGUMENT_SPEC
-    ))
-    module = CloudComputeModule(argument_spec=argument_spec, required_one_of=[("id", "hostname")],
-                                mutually_exclusive=[("image", "existing_os_volume"), ("os_volume", "existing_os_volume")])
+    argument_spec = compute_argument_spec(
+        Instance,
+        dict(
+            existing_os_volume=dict(type="str"),
+            contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM", "SPOT"]),
+            spot=dict(type="bool", aliases=["is_spot"]),
+            coupon=dict(type="str"),
+            os_volume=dict(
+                type="dict",
+                options=dict(
+                    name=dict(type="str", required=True),
+                    size=dict(type="int", required=True),
+                    on_spot_discontinue=spot_policy,
+                    tags=volume_tags,
+                ),
+            ),
+            volumes=dict(
+                type="list",
+                elements="dict",
+                options=dict(
+                    name=dict(type="str", required=True),
+                    size=dict(type="int", required=True),
+                    type=dict(type="str", required=True),
+                    on_spot_discontinue=spot_policy,
+                    tags=volume_tags,
+                ),
+            ),
+            state=dict(
+                type="str", choices=["present", "running", "stopped", "absent", "hibernated"], default="present"
+            ),
+            force=dict(type="bool", default=False),
+            delete_volumes=dict(type="list", elements="str", default=["os"]),
+            **JUPYTER_TOKEN_ARGUMENT_SPEC,
+        ),
+    )
+    module = CloudComputeModule(
+        argument_spec=argument_spec,
+        required_one_of=[("id", "hostname")],
+        mutually_exclusive=[("image", "existing_os_volume"), ("os_volume", "existing_os_volume")],
+    )
     Instance(module).run()
 
 

@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: instance_group
@@ -201,9 +196,17 @@ instance_group:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import ssh_key_references, startup_script_references
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
+    ssh_key_references,
+    startup_script_references,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Field, Resource, Step, refuse_differences
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
+    Field,
+    Resource,
+    Step,
+    refuse_differences,
+)
 
 CONFLICT_HINT = "Instance group names are unique among the project's groups: choose another name, or manage that group."
 
@@ -219,7 +222,7 @@ class InstanceGroup(Resource):
     fields = (Field("name"), Field("description"))
 
     def __init__(self, module):
-        super(InstanceGroup, self).__init__(module)
+        super().__init__(module)
         self.template = module.params["template"] or {}
         self.ssh_key_references = ssh_key_references(self.client)
         self.script_references = startup_script_references(self.client)
@@ -236,7 +239,9 @@ class InstanceGroup(Resource):
         if not wanted:
             return False
         current = current or {}
-        return wanted["size"] != current.get("size") or (wanted.get("type") is not None and wanted["type"] != current.get("type"))
+        return wanted["size"] != current.get("size") or (
+            wanted.get("type") is not None and wanted["type"] != current.get("type")
+        )
 
     def refuse_immutable_changes(self, group):
         """Fail naming the options that differ from the group although the API cannot change them."""
@@ -249,8 +254,11 @@ class InstanceGroup(Resource):
         if self.os_volume_differs(template.get("os_volume")):
             given = dict((key, value) for key, value in self.template["os_volume"].items() if value is not None)
             pairs["template.os_volume"] = (given, template.get("os_volume"))
-        refuse_differences("instance group %s (%s)" % (group.get("name"), group["id"]), pairs,
-                           "the API cannot; delete the group and create it again")
+        refuse_differences(
+            "instance group {} ({})".format(group.get("name"), group["id"]),
+            pairs,
+            "the API cannot; delete the group and create it again",
+        )
 
     def desired_ssh_key_ids(self):
         keys = self.template.get("ssh_keys")
@@ -289,8 +297,11 @@ class InstanceGroup(Resource):
         given = self.template.get("os_volume") or {}
         if given:
             # only the keys the task sets: the API picks the others
-            shown_template["os_volume"] = dict((key, (template.get("os_volume") or {}).get(key))
-                                               for key in ("size", "type") if given.get(key) is not None)
+            shown_template["os_volume"] = dict(
+                (key, (template.get("os_volume") or {}).get(key))
+                for key in ("size", "type")
+                if given.get(key) is not None
+            )
         return {
             "id": resource.get("id"),
             "name": resource.get("name"),
@@ -308,19 +319,27 @@ class InstanceGroup(Resource):
         if not self.template.get("image"):
             missing.append("template.image")
         if missing:
-            raise ModuleFailure("instance group %r does not exist; to create it, give %s" % (params["name"], ", ".join(missing)))
+            raise ModuleFailure(
+                "instance group {!r} does not exist; to create it, give {}".format(params["name"], ", ".join(missing))
+            )
         template = {"image": self.template["image"]}
         os_volume = self.template.get("os_volume")
         if os_volume:
-            template["os_volume"] = dict((key, os_volume[key]) for key in ("size", "type") if os_volume.get(key) is not None)
+            template["os_volume"] = dict(
+                (key, os_volume[key]) for key in ("size", "type") if os_volume.get(key) is not None
+            )
         ssh_key_ids = self.desired_ssh_key_ids()
         if ssh_key_ids:
             template["ssh_key_ids"] = ssh_key_ids
         script_id = self.desired_script_id()
         if script_id:
             template["startup_script_id"] = script_id
-        body = {"name": params["name"], "instance_type": params["instance_type"], "location_code": params["location_code"],
-                "template": template}
+        body = {
+            "name": params["name"],
+            "instance_type": params["instance_type"],
+            "location_code": params["location_code"],
+            "template": template,
+        }
         if params["description"] is not None:
             body["description"] = params["description"]
         return body
@@ -359,8 +378,13 @@ class InstanceGroup(Resource):
         body = self.patch(current)
         if not body:
             return []
-        return [Step("update", lambda group: self.update_in_place(group, body),
-                     lambda group: self.predicted_update(group, body))]
+        return [
+            Step(
+                "update",
+                lambda group: self.update_in_place(group, body),
+                lambda group: self.predicted_update(group, body),
+            )
+        ]
 
 
 def main():
@@ -371,15 +395,21 @@ def main():
             description=dict(type="str"),
             instance_type=dict(type="str"),
             location_code=dict(type="str", aliases=["location"]),
-            template=dict(type="dict", options=dict(
-                image=dict(type="str"),
-                os_volume=dict(type="dict", options=dict(
-                    size=dict(type="int", required=True),
-                    type=dict(type="str"),
-                )),
-                ssh_keys=dict(type="list", elements="str", no_log=False),
-                startup_script=dict(type="str"),
-            )),
+            template=dict(
+                type="dict",
+                options=dict(
+                    image=dict(type="str"),
+                    os_volume=dict(
+                        type="dict",
+                        options=dict(
+                            size=dict(type="int", required=True),
+                            type=dict(type="str"),
+                        ),
+                    ),
+                    ssh_keys=dict(type="list", elements="str", no_log=False),
+                    startup_script=dict(type="str"),
+                ),
+            ),
             state=dict(type="str", choices=["present", "absent"], default="present"),
         ),
         required_one_of=[("id", "name")],

@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: instance_info
@@ -137,7 +132,10 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
     RESOURCE_FILTERS,
     exit_list_info,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import JUPYTER_TOKEN_ARGUMENT_SPEC, CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    JUPYTER_TOKEN_ARGUMENT_SPEC,
+    CloudComputeModule,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import normalize_tag_filter, tag_filter_query
 
 
@@ -147,15 +145,15 @@ def main():
             DEPLOYED_RESOURCE_OPTIONS,
             hostname=dict(type="str", aliases=["name"]),
             instance_type=dict(type="str"),
-            **JUPYTER_TOKEN_ARGUMENT_SPEC
+            **JUPYTER_TOKEN_ARGUMENT_SPEC,
         ),
     )
     params = module.params
     # The API filters instances by status and tags itself.
-    query = {"status": params["status"] or None,
-             "tag": tag_filter_query(normalize_tag_filter(params["tags"])) or None}
-    exit_list_info(module, "instances", "/instances", query=query, filters=RESOURCE_FILTERS,
-                   shown=module.hide_jupyter_tokens)
+    query = {"status": params["status"] or None, "tag": tag_filter_query(normalize_tag_filter(params["tags"])) or None}
+    exit_list_info(
+        module, "instances", "/instances", query=query, filters=RESOURCE_FILTERS, shown=module.hide_jupyter_tokens
+    )
 
 
 if __name__ == "__main__":

@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: instance_state
@@ -230,7 +225,6 @@ def accomplished(action, instance):
 
 
 class InstanceState:
-
     def __init__(self, module):
         self.module = module
         self.params = module.params
@@ -271,27 +265,31 @@ class InstanceState:
             raise ModuleFailure("force only applies to state=stopped and state=hibernated")
         special = [choice for choice in ("all", "none") if choice in params["delete_volumes"]]
         if special and len(params["delete_volumes"]) > 1:
-            raise ModuleFailure("delete_volumes=%s cannot be combined with other entries" % special[0])
+            raise ModuleFailure(f"delete_volumes={special[0]} cannot be combined with other entries")
 
     def refuse_impossible(self, found, missing):
         """Fail naming every instance that cannot reach ``state``, before any change."""
         problems = []
         if missing and self.state in ("running", "stopped"):
-            problems.append("no instance named %s (cloudcompute.cloud.instance deploys instances)"
-                            % ", ".join(repr(reference) for reference in missing))
+            problems.append(
+                "no instance named {} (cloudcompute.cloud.instance deploys instances)".format(
+                    ", ".join(repr(reference) for reference in missing)
+                )
+            )
         verb = {"running": "started", "stopped": "shut down", "hibernated": "hibernated"}.get(self.state)
         for instance in found:
             status = instance.get("status")
             if self.state in ("running", "stopped") and status in GOING_AWAY:
-                problems.append("%s is being removed (status %s)" % (self.describe(instance), status))
+                problems.append(f"{self.describe(instance)} is being removed (status {status})")
             elif verb and status in BROKEN:
-                problems.append("%s is %s and cannot be %s; delete it (state=absent) and deploy it again"
-                                % (self.describe(instance), status, verb))
+                problems.append(
+                    f"{self.describe(instance)} is {status} and cannot be {verb}; delete it (state=absent) and deploy it again"
+                )
         if problems:
-            raise ModuleFailure("cannot bring every instance to state=%s: %s" % (self.state, "; ".join(problems)))
+            raise ModuleFailure("cannot bring every instance to state={}: {}".format(self.state, "; ".join(problems)))
 
     def describe(self, instance):
-        return "instance %s (%s)" % (instance.get("hostname"), instance.get("id"))
+        return "instance {} ({})".format(instance.get("hostname"), instance.get("id"))
 
     def needs_change(self, instance):
         status = instance.get("status")
@@ -315,8 +313,10 @@ class InstanceState:
             return attached
         every_attached = set(volume_id for volume_ids in attached.values() for volume_id in volume_ids)
         attached_volumes = References(
-            "volume", lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in every_attached],
-            scope=" among the volumes attached to the instances")
+            "volume",
+            lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in every_attached],
+            scope=" among the volumes attached to the instances",
+        )
         for reference in choice:
             if reference == "os":
                 for instance in instances:
@@ -326,8 +326,10 @@ class InstanceState:
             volume_id = attached_volumes.id(reference)
             owners = [instance_id for instance_id, volume_ids in attached.items() if volume_id in volume_ids]
             if not owners:
-                raise ModuleFailure("volume %s is not attached to any of the instances: delete_volumes only deletes "
-                                    "attached volumes" % reference)
+                raise ModuleFailure(
+                    f"volume {reference} is not attached to any of the instances: delete_volumes only deletes "
+                    "attached volumes"
+                )
             for owner in owners:
                 doomed[owner].append(volume_id)
         return dict((instance_id, sorted(set(volume_ids))) for instance_id, volume_ids in doomed.items())
@@ -338,6 +340,7 @@ class InstanceState:
         """Poll the instance list until ``reached(instance or None)`` holds for every id; the
         latest list. One list per poll for all of them. ``removal_fails``: an instance removed
         meanwhile will never get there."""
+
         def unreached(listed):
             return [instance_id for instance_id in instance_ids if not reached(listed.get(instance_id))]
 
@@ -346,22 +349,26 @@ class InstanceState:
             for instance_id in unreached(listed):
                 instance = listed.get(instance_id)
                 if instance is not None and instance.get("status") in BROKEN:
-                    problems.append("%s is %s" % (self.describe(instance), instance["status"]))
+                    problems.append("{} is {}".format(self.describe(instance), instance["status"]))
                 elif removal_fails and is_gone(instance):
-                    problems.append("instance %s (%s) is being removed" % (self.hostnames.get(instance_id), instance_id))
+                    problems.append(f"instance {self.hostnames.get(instance_id)} ({instance_id}) is being removed")
             return "; ".join(problems) or None
 
         def last_seen(listed):
-            return ", ".join("%s %s" % (self.hostnames.get(instance_id, instance_id),
-                                        (listed.get(instance_id) or {}).get("status", "gone"))
-                             for instance_id in unreached(listed))
+            return ", ".join(
+                "{} {}".format(
+                    self.hostnames.get(instance_id, instance_id), (listed.get(instance_id) or {}).get("status", "gone")
+                )
+                for instance_id in unreached(listed)
+            )
 
         # The latest list answers without a request when every instance already is there (an
         # action is only sent to an instance that is not, so it never answers for one).
         if self.listed is not None and not unreached(self.listed):
             return self.listed
-        return self.budget.until(self.list_instances, lambda listed: not unreached(listed), description,
-                                 failed=failed, describe=last_seen)
+        return self.budget.until(
+            self.list_instances, lambda listed: not unreached(listed), description, failed=failed, describe=last_seen
+        )
 
     def wait_set_up(self, instances):
         """Wait for the instances still being set up (the API accepts no action for them yet);
@@ -369,8 +376,11 @@ class InstanceState:
         setting_up = [instance["id"] for instance in instances if instance.get("status") in SETTING_UP]
         if not setting_up:
             return instances
-        listed = self.wait_until(setting_up, lambda instance: instance is None or instance.get("status") not in SETTING_UP,
-                                 "%d instances to finish their setup" % len(setting_up))
+        listed = self.wait_until(
+            setting_up,
+            lambda instance: instance is None or instance.get("status") not in SETTING_UP,
+            "%d instances to finish their setup" % len(setting_up),
+        )
         return [listed[instance["id"]] for instance in instances if instance["id"] in listed]
 
     # -------------------------------------------------------------------------- actions
@@ -385,11 +395,15 @@ class InstanceState:
             attempt += 1
             fields = {}
             if action == "delete":
-                fields["volume_ids"] = sorted(set(volume_id for instance in pending for volume_id in doomed[instance["id"]]))
+                fields["volume_ids"] = sorted(
+                    set(volume_id for instance in pending for volume_id in doomed[instance["id"]])
+                )
                 fields["delete_permanently"] = delete_permanently
             self.record_action(action, pending)
-            failures = dict((failure.instance_id, failure)
-                            for failure in act_on_many(self.client, [instance["id"] for instance in pending], action, **fields))
+            failures = dict(
+                (failure.instance_id, failure)
+                for failure in act_on_many(self.client, [instance["id"] for instance in pending], action, **fields)
+            )
             done.extend(instance for instance in pending if instance["id"] not in failures)
             self.acted.update(instance["id"] for instance in pending if instance["id"] not in failures)
             if not failures:
@@ -413,8 +427,13 @@ class InstanceState:
         return done
 
     def record_action(self, action, instances):
-        self.actions.append({"action": action, "instance_ids": [instance["id"] for instance in instances],
-                             "hostnames": [instance.get("hostname") for instance in instances]})
+        self.actions.append(
+            {
+                "action": action,
+                "instance_ids": [instance["id"] for instance in instances],
+                "hostnames": [instance.get("hostname") for instance in instances],
+            }
+        )
 
     # ---------------------------------------------------------------------- convergence
 
@@ -432,14 +451,20 @@ class InstanceState:
             self.act("start", [instance for instance in to_change if instance.get("status") == "offline"])
         elif self.state == "stopped":
             ready = self.wait_set_up(to_change)
-            self.act("force_shutdown" if self.params["force"] else "shutdown",
-                     [instance for instance in ready if instance.get("status") == "running"])
+            self.act(
+                "force_shutdown" if self.params["force"] else "shutdown",
+                [instance for instance in ready if instance.get("status") == "running"],
+            )
         elif self.state == "hibernated":
             self.hibernate(self.wait_set_up(to_change))
         else:
             ready = self.wait_set_up(to_change)
-            self.act("delete", [instance for instance in ready if instance.get("status") not in GOING_AWAY], doomed,
-                     self.params["delete_permanently"])
+            self.act(
+                "delete",
+                [instance for instance in ready if instance.get("status") not in GOING_AWAY],
+                doomed,
+                self.params["delete_permanently"],
+            )
         return self.finish(found, missing, to_change, doomed)
 
     def hibernate(self, instances):
@@ -448,9 +473,12 @@ class InstanceState:
         stopped = self.act("force_shutdown" if self.params["force"] else "shutdown", running)
         offline = [instance for instance in instances if instance.get("status") == "offline"]
         if stopped:
-            listed = self.wait_until([instance["id"] for instance in stopped],
-                                     lambda instance: instance is not None and instance.get("status") == "offline",
-                                     "%d instances to shut down before they hibernate" % len(stopped), removal_fails=True)
+            listed = self.wait_until(
+                [instance["id"] for instance in stopped],
+                lambda instance: instance is not None and instance.get("status") == "offline",
+                "%d instances to shut down before they hibernate" % len(stopped),
+                removal_fails=True,
+            )
             offline.extend(listed[instance["id"]] for instance in stopped)
         self.act("hibernate", offline)
 
@@ -461,11 +489,16 @@ class InstanceState:
         if self.params["wait"]:
             waited = [instance_id for instance_id in ids if instance_id not in failed_ids]
             if target is None:
-                listed = self.wait_until(waited, lambda instance: instance is None,
-                                         "%d instances to be removed" % len(waited))
+                listed = self.wait_until(
+                    waited, lambda instance: instance is None, "%d instances to be removed" % len(waited)
+                )
             else:
-                listed = self.wait_until(waited, lambda instance: instance is not None and instance.get("status") == target,
-                                         "%d instances to be %s" % (len(waited), target), removal_fails=True)
+                listed = self.wait_until(
+                    waited,
+                    lambda instance: instance is not None and instance.get("status") == target,
+                    "%d instances to be %s" % (len(waited), target),
+                    removal_fails=True,
+                )
         else:
             listed = self.list_instances() if self.acted else self.listed
         after = [listed[instance_id] for instance_id in ids if instance_id in listed]
@@ -473,12 +506,25 @@ class InstanceState:
         result = self.result(bool(self.acted), found, missing, after, carried_out, doomed)
         if self.failures:
             raise ModuleFailure(
-                "%d of %d instances could not be brought to state=%s: %s" % (
-                    len(failed_ids), len(found), self.state,
-                    "; ".join("%s (%s): %s failed (HTTP %s): %s" % (failure["hostname"], failure["id"], failure["action"],
-                                                                    failure["status_code"], failure["error"])
-                              for failure in self.failures)),
-                failures=self.failures, **result)
+                "%d of %d instances could not be brought to state=%s: %s"
+                % (
+                    len(failed_ids),
+                    len(found),
+                    self.state,
+                    "; ".join(
+                        "{} ({}): {} failed (HTTP {}): {}".format(
+                            failure["hostname"],
+                            failure["id"],
+                            failure["action"],
+                            failure["status_code"],
+                            failure["error"],
+                        )
+                        for failure in self.failures
+                    ),
+                ),
+                failures=self.failures,
+                **result,
+            )
         return result
 
     def predict(self, found, missing, to_change, doomed):
@@ -488,7 +534,9 @@ class InstanceState:
         for instance in found:
             if self.state in ("running", "stopped"):
                 predicted = dict(instance)
-                predicted["status"] = TARGET_STATUS[self.state] if instance["id"] in changing else settled(instance["status"])
+                predicted["status"] = (
+                    TARGET_STATUS[self.state] if instance["id"] in changing else settled(instance["status"])
+                )
                 after.append(predicted)
         if self.state == "running":
             self.record_action("start", to_change)
@@ -510,8 +558,14 @@ class InstanceState:
             changing = set(instance["id"] for instance in to_change)
             deleted = sorted(set(volume_id for instance_id in changing for volume_id in doomed.get(instance_id, [])))
             result["deleted_volume_ids"] = deleted
-            result["detached_volume_ids"] = sorted(set(
-                volume_id for instance in to_change for volume_id in instance.get("volume_ids") or [] if volume_id not in deleted))
+            result["detached_volume_ids"] = sorted(
+                set(
+                    volume_id
+                    for instance in to_change
+                    for volume_id in instance.get("volume_ids") or []
+                    if volume_id not in deleted
+                )
+            )
         if self.module._diff:
             result["diff"] = {"before": self.statuses(found), "after": self.statuses(after)}
         return result
@@ -519,8 +573,13 @@ class InstanceState:
     def statuses(self, instances):
         """hostname -> status, for ``--diff`` (the id instead where two share a hostname)."""
         hostnames = [instance.get("hostname") for instance in instances]
-        return dict((instance.get("hostname") if hostnames.count(instance.get("hostname")) == 1 else instance["id"],
-                     instance.get("status")) for instance in instances)
+        return dict(
+            (
+                instance.get("hostname") if hostnames.count(instance.get("hostname")) == 1 else instance["id"],
+                instance.get("status"),
+            )
+            for instance in instances
+        )
 
     def run(self):
         self.module.exit_json(**self.module.run(self.converge))

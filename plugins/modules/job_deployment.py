@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: job_deployment
@@ -175,7 +170,11 @@ queue_purged:
   type: bool
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import WAIT_ARGUMENT_SPEC, CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    WAIT_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import Deployment, deployment_argument_spec
 
 SCALING_OPTIONS = dict(
@@ -195,10 +194,10 @@ class JobDeployment(Deployment):
     view_fields = ("compute", "scaling", "container_registry_settings")
 
     def validate(self):
-        super(JobDeployment, self).validate()
+        super().validate()
         for option, value in (self.params["scaling"] or {}).items():
             if value is not None and value < 1:
-                raise ModuleFailure("scaling.%s: must be at least 1" % option)
+                raise ModuleFailure(f"scaling.{option}: must be at least 1")
         if self.params["purge_queue"] and self.params["state"] == "absent":
             raise ModuleFailure("purge_queue does not apply to state=absent (deleting drops the queue)")
 
@@ -214,8 +213,10 @@ class JobDeployment(Deployment):
         return actions
 
     def result(self, changed, before, after):
-        result = super(JobDeployment, self).result(changed, before, after)
-        result["queue_purged"] = bool(self.params["purge_queue"] and before is not None and self.params["state"] != "absent")
+        result = super().result(changed, before, after)
+        result["queue_purged"] = bool(
+            self.params["purge_queue"] and before is not None and self.params["state"] != "absent"
+        )
         return result
 
 

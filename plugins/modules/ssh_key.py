@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: ssh_key
@@ -117,9 +112,11 @@ class SshKey(Resource):
     required_to_create = ("name", "public_key")
 
     def validate(self):
-        super(SshKey, self).validate()
+        super().validate()
         public_key = self.params["public_key"]
-        if public_key is not None and (len(key_material(public_key)) < 2 or not public_key.strip().startswith(KEY_TYPES)):
+        if public_key is not None and (
+            len(key_material(public_key)) < 2 or not public_key.strip().startswith(KEY_TYPES)
+        ):
             raise ModuleFailure("public_key is not an OpenSSH public key (expected 'ssh-ed25519 AAAA... comment')")
 
 

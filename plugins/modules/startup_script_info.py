@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: startup_script_info
@@ -97,8 +92,11 @@ def main():
     )
     params = module.params
     # The API's name filter is a partial match; an exact name narrows the list it answers.
-    query = {"orderBy": "created_at", "orderDirection": params["order"],
-             "name": params["name_contains"] or params["name"] or None}
+    query = {
+        "orderBy": "created_at",
+        "orderDirection": params["order"],
+        "name": params["name_contains"] or params["name"] or None,
+    }
     exit_list_info(module, "startup_scripts", "/scripts", query=query, filters=FILTERS, paged=True)
 
 

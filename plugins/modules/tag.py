@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: tag
@@ -150,7 +145,12 @@ resource_id:
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import TAGGABLE, find_taggable
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags, normalize_tags, tag_changes, tags_to_remove
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    current_tags,
+    normalize_tags,
+    tag_changes,
+    tags_to_remove,
+)
 
 
 class TagSet(Resource):
@@ -160,15 +160,17 @@ class TagSet(Resource):
     key = "tags"
 
     def __init__(self, module):
-        super(TagSet, self).__init__(module)
+        super().__init__(module)
         self.path = TAGGABLE[self.params["resource_type"]][0]
         self.wanted = None
         self.resource_id = None
 
     def validate(self):
         if self.params["state"] == "absent" and self.params["purge_tags"]:
-            raise ModuleFailure("purge_tags: purge applies to state=present only; to remove every tag use "
-                                "state=present, tags: {} and purge_tags: true")
+            raise ModuleFailure(
+                "purge_tags: purge applies to state=present only; to remove every tag use "
+                "state=present, tags: {} and purge_tags: true"
+            )
         # keys lowercased, values checked and the 10-tag limit applied, all before any call
         self.wanted = normalize_tags(self.params["tags"], any_value=self.params["state"] == "absent")
 
@@ -176,9 +178,9 @@ class TagSet(Resource):
         resource_type, reference = self.params["resource_type"], self.params["resource"]
         resource = find_taggable(self.client, resource_type, reference)
         if resource is None:
-            raise ModuleFailure("%s %r not found" % (resource_type, reference))
+            raise ModuleFailure(f"{resource_type} {reference!r} not found")
         if resource.get("status") == "deleted":
-            raise ModuleFailure("%s %s is deleted and cannot be tagged" % (resource_type, reference))
+            raise ModuleFailure(f"{resource_type} {reference} is deleted and cannot be tagged")
         self.resource_id = resource["id"]
         return resource
 

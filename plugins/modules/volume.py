@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: volume
@@ -269,13 +264,13 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     volume_part,
     with_cost,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import instance_references, volume_named
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     TAGS_ARGUMENT_SPEC,
     WAIT_ARGUMENT_SPEC,
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import instance_references, volume_named
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
     Resource,
@@ -284,7 +279,12 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
     is_not_found,
     predict_all,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags, desired_tags, tag_changes, tag_inputs
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    current_tags,
+    desired_tags,
+    tag_changes,
+    tag_inputs,
+)
 
 # Volume types that several instances can mount at once (shared file systems).
 SHARED_TYPES = ("NVMe_Shared", "HDD_Shared", "NVMe_Shared_Cluster")
@@ -302,8 +302,12 @@ def attached_ids(volume):
 
 def with_instances(volume, instances):
     """The volume as the API shows it attached to exactly ``instances`` (records)."""
-    return dict(volume, instances=instances, instance_id=instances[0]["id"] if instances else None,
-                status="attached" if instances else "detached")
+    return dict(
+        volume,
+        instances=instances,
+        instance_id=instances[0]["id"] if instances else None,
+        status="attached" if instances else "detached",
+    )
 
 
 def resized(volume, size):
@@ -317,21 +321,28 @@ def in_trash(volume):
 
 
 def describe(volume):
-    return "volume %s (%s)" % (volume.get("name"), volume.get("id") or "not created yet")
+    return "volume {} ({})".format(volume.get("name"), volume.get("id") or "not created yet")
 
 
 def check_attachable(volume_type, instance_count):
     if instance_count > 1 and volume_type and volume_type not in SHARED_TYPES:
-        raise ModuleFailure("a volume of type %s can be attached to one instance only; shared types (%s) can be attached to several"
-                            % (volume_type, ", ".join(SHARED_TYPES[:2])))
+        raise ModuleFailure(
+            "a volume of type {} can be attached to one instance only; shared types ({}) can be attached to several".format(
+                volume_type, ", ".join(SHARED_TYPES[:2])
+            )
+        )
 
 
 def require_shut_down(instances, doing):
-    running = ["%s (%s, status %s)" % (record.get("hostname"), record["id"], record.get("status"))
-               for record in instances if record.get("status") != "offline"]
+    running = [
+        "{} ({}, status {})".format(record.get("hostname"), record["id"], record.get("status"))
+        for record in instances
+        if record.get("status") != "offline"
+    ]
     if running:
-        raise ModuleFailure("to %s, its instances must be shut down; not shut down: %s; %s"
-                            % (doing, ", ".join(running), STOP_HINT))
+        raise ModuleFailure(
+            "to {}, its instances must be shut down; not shut down: {}; {}".format(doing, ", ".join(running), STOP_HINT)
+        )
 
 
 class Volume(Resource):
@@ -339,7 +350,7 @@ class Volume(Resource):
     path = "/volumes"
 
     def __init__(self, module):
-        super(Volume, self).__init__(module)
+        super().__init__(module)
         self.desired_tags = None
         self._active = None
         self.prices = PriceBook(self.client)
@@ -361,7 +372,11 @@ class Volume(Resource):
         asked: deleted for good, or in the trash unless ``permanent``."""
         volume = self.lookup()
         permanent = self.params["permanent"]
-        if self.params["state"] == "absent" and volume and (volume.get("is_permanently_deleted") or (in_trash(volume) and not permanent)):
+        if (
+            self.params["state"] == "absent"
+            and volume
+            and (volume.get("is_permanently_deleted") or (in_trash(volume) and not permanent))
+        ):
             return None
         return volume
 
@@ -370,7 +385,7 @@ class Volume(Resource):
         if self.params["id"]:
             found = self.fetch(self.params["id"])
             if found is None and state != "absent":
-                raise ModuleFailure("volume %s does not exist" % self.params["id"])
+                raise ModuleFailure("volume {} does not exist".format(self.params["id"]))
             return found
         name, location = self.params["name"], self.params["location_code"]
         if state == "present":
@@ -386,8 +401,11 @@ class Volume(Resource):
     def same_name(self, name):
         # the volumes carrying the name in the location a create puts it (read afresh)
         location = self.params["location_code"] or self.clone_source()["location"]
-        return [volume for volume in self.client.get_list(self.path)
-                if volume.get("name") == name and volume.get("location") == location]
+        return [
+            volume
+            for volume in self.client.get_list(self.path)
+            if volume.get("name") == name and volume.get("location") == location
+        ]
 
     def discard_created(self, created_id, body):
         self.client.delete(self.item_path(created_id), json_body={"is_permanent": True})
@@ -409,15 +427,21 @@ class Volume(Resource):
             return self.removal(current) if current else []
         if current is None:
             if state == "restored":
-                raise ModuleFailure("volume %r is neither in the trash nor active: nothing to restore" % self.params["name"])
+                raise ModuleFailure(
+                    "volume {!r} is neither in the trash nor active: nothing to restore".format(self.params["name"])
+                )
             return self.cloning() if self.params["clone_from"] else self.creation()
         if state == "restored" and current.get("is_permanently_deleted"):
-            raise ModuleFailure("%s was deleted permanently and cannot be restored" % describe(current))
+            raise ModuleFailure(f"{describe(current)} was deleted permanently and cannot be restored")
         if state == "restored" and in_trash(current):
             return self.restoration(current)
         if current.get("status") == "deleted":
-            raise ModuleFailure("%s is deleted%s" % (describe(current), "; state=restored takes it out of the trash"
-                                                     if in_trash(current) else " permanently"))
+            raise ModuleFailure(
+                "{} is deleted{}".format(
+                    describe(current),
+                    "; state=restored takes it out of the trash" if in_trash(current) else " permanently",
+                )
+            )
         return self.steps_for(self.differences(current))
 
     def attachment_plan(self, volume):
@@ -438,11 +462,17 @@ class Volume(Resource):
         desired_ids = [record["id"] for record in desired]
         to_attach = [record for record in desired if record["id"] not in attached_ids(volume)]
         to_detach = [record for record in current if record["id"] not in desired_ids]
-        elsewhere = ["%s (%s)" % (record.get("hostname"), record["location"]) for record in to_attach
-                     if record.get("location") not in (None, volume.get("location"))]
+        elsewhere = [
+            "{} ({})".format(record.get("hostname"), record["location"])
+            for record in to_attach
+            if record.get("location") not in (None, volume.get("location"))
+        ]
         if elsewhere:
-            raise ModuleFailure("%s is in %s and cannot be attached to instances elsewhere: %s"
-                                % (describe(volume), volume.get("location"), ", ".join(elsewhere)))
+            raise ModuleFailure(
+                "{} is in {} and cannot be attached to instances elsewhere: {}".format(
+                    describe(volume), volume.get("location"), ", ".join(elsewhere)
+                )
+            )
         require_shut_down(to_attach + to_detach, "attach or detach a volume")
         return to_attach, to_detach
 
@@ -451,18 +481,25 @@ class Volume(Resource):
         it) and the options: ``{name, size, attach, detach, tags}``, only what differs, refused
         and priced (``guard``) before any change."""
         params = self.params
-        differing = dict((option, {"current": volume.get(field), "desired": params[option]})
-                         for option, field in (("type", "type"), ("location_code", "location"))
-                         if params[option] is not None and params[option] != volume.get(field))
+        differing = dict(
+            (option, {"current": volume.get(field), "desired": params[option]})
+            for option, field in (("type", "type"), ("location_code", "location"))
+            if params[option] is not None and params[option] != volume.get(field)
+        )
         if differing:
-            raise ModuleFailure("cannot change %s of existing %s: the API cannot; make a new volume instead "
-                                "(clone_from copies the data)" % (" and ".join(sorted(differing)), describe(volume)),
-                                immutable=differing)
+            raise ModuleFailure(
+                "cannot change {} of existing {}: the API cannot; make a new volume instead "
+                "(clone_from copies the data)".format(" and ".join(sorted(differing)), describe(volume)),
+                immutable=differing,
+            )
         differences = {}
         if params["size"] is not None and params["size"] != volume.get("size"):
             if params["size"] < volume.get("size"):
-                raise ModuleFailure("cannot shrink %s from %s GB to %s GB: volumes only grow"
-                                    % (describe(volume), volume.get("size"), params["size"]))
+                raise ModuleFailure(
+                    "cannot shrink {} from {} GB to {} GB: volumes only grow".format(
+                        describe(volume), volume.get("size"), params["size"]
+                    )
+                )
             differences["size"] = params["size"]
         if params["id"] and params["name"] is not None and params["name"] != volume.get("name"):
             differences["name"] = params["name"]
@@ -483,8 +520,16 @@ class Volume(Resource):
         if volume.get("id") and "size" not in differences:
             return
         size = differences.get("size", volume.get("size"))
-        self.planned_cost = cost([volume_part("volume %s" % differences.get("name", volume.get("name")), volume.get("type"),
-                                              size, self.prices.volume(volume.get("type"), size))])
+        self.planned_cost = cost(
+            [
+                volume_part(
+                    "volume {}".format(differences.get("name", volume.get("name"))),
+                    volume.get("type"),
+                    size,
+                    self.prices.volume(volume.get("type"), size),
+                )
+            ]
+        )
         refuse_over_cap(self.planned_cost, self.params["max_price_per_hour"], describe(volume))
 
     # --------------------------------------------------------------------------- steps
@@ -496,13 +541,21 @@ class Volume(Resource):
             return []
         steps = [self.settling("changing it")]
         if "name" in differences:
-            steps.append(self.action_step("rename", lambda volume: dict(volume, name=differences["name"]),
-                                          name=differences["name"]))
+            steps.append(
+                self.action_step(
+                    "rename", lambda volume: dict(volume, name=differences["name"]), name=differences["name"]
+                )
+            )
         if "size" in differences:
-            steps.append(self.action_step("resize", lambda volume: resized(volume, differences["size"]),
-                                          size=differences["size"]))
+            steps.append(
+                self.action_step(
+                    "resize", lambda volume: resized(volume, differences["size"]), size=differences["size"]
+                )
+            )
         if "detach" in differences:
-            steps.append(self.detaching(differences["detach"], must_wait="attach" in differences or self.params["wait"]))
+            steps.append(
+                self.detaching(differences["detach"], must_wait="attach" in differences or self.params["wait"])
+            )
         if "attach" in differences:
             steps.append(self.attaching(differences["attach"]))
         if "tags" in differences:
@@ -513,16 +566,30 @@ class Volume(Resource):
         params = self.params
         missing = [option for option in ("size", "type", "location_code") if params[option] is None]
         if missing:
-            raise ModuleFailure("volume %r does not exist; to create it, give %s" % (params["name"], ", ".join(missing)))
-        new = {"id": None, "name": params["name"], "size": params["size"], "type": params["type"],
-               "location": params["location_code"], "status": "detached", "instances": [], "tags": []}
+            raise ModuleFailure(
+                "volume {!r} does not exist; to create it, give {}".format(params["name"], ", ".join(missing))
+            )
+        new = {
+            "id": None,
+            "name": params["name"],
+            "size": params["size"],
+            "type": params["type"],
+            "location": params["location_code"],
+            "status": "detached",
+            "instances": [],
+            "tags": [],
+        }
         # a new volume gets its attachments and tags with the create request itself
         differences = self.differences(new)
         to_attach = differences.get("attach", [])
 
         def create(_nothing):
-            body = {"name": params["name"], "size": params["size"], "type": params["type"],
-                    "location_code": params["location_code"]}
+            body = {
+                "name": params["name"],
+                "size": params["size"],
+                "type": params["type"],
+                "location_code": params["location_code"],
+            }
             if to_attach:
                 body["instance_ids"] = [record["id"] for record in to_attach]
             if self.desired_tags:
@@ -533,19 +600,32 @@ class Volume(Resource):
                 if error.status == 403 and to_attach:
                     raise error.with_hint("Attaching needs the instances shut down; " + STOP_HINT + ".")
                 raise
-            return self.settled_or_fetched(volume_id, "volume %s to be created" % volume_id)
+            return self.settled_or_fetched(volume_id, f"volume {volume_id} to be created")
+
         return [Step("create", create, lambda _nothing: predict_all(self.steps_for(differences), new))]
 
     def cloning(self):
         params = self.params
         source = self.clone_source()
         if params["size"] is not None and params["size"] < source["size"]:
-            raise ModuleFailure("cannot clone %s (%s GB) to a smaller size (%s GB): volumes only grow"
-                                % (describe(source), source["size"], params["size"]))
+            raise ModuleFailure(
+                "cannot clone {} ({} GB) to a smaller size ({} GB): volumes only grow".format(
+                    describe(source), source["size"], params["size"]
+                )
+            )
         location = params["location_code"] or source["location"]
         volume_type = params["type"] or source["type"]
-        copied = {"id": None, "name": params["name"], "size": source["size"], "type": volume_type, "location": location,
-                  "status": "detached", "instances": [], "tags": [], "is_os_volume": source.get("is_os_volume")}
+        copied = {
+            "id": None,
+            "name": params["name"],
+            "size": source["size"],
+            "type": volume_type,
+            "location": location,
+            "status": "detached",
+            "instances": [],
+            "tags": [],
+            "is_os_volume": source.get("is_os_volume"),
+        }
         # what follows the copy (grow, attach, tag) is planned on the copy-to-be, so that a bad
         # request fails before anything is copied
         following = self.steps_for(self.differences(copied))
@@ -557,26 +637,36 @@ class Volume(Resource):
             if volume_type != source["type"]:
                 body["type"] = volume_type
             volume_id = self.create_unique(self.path, body, method="PUT")
-            return self.settled_or_fetched(volume_id, "volume %s to be cloned from %s" % (volume_id, source["id"]),
-                                           must_wait=bool(following))
+            return self.settled_or_fetched(
+                volume_id, "volume {} to be cloned from {}".format(volume_id, source["id"]), must_wait=bool(following)
+            )
+
         return [Step("clone", clone, lambda _nothing: copied)] + following
 
     def restoration(self, volume):
-        restored = dict((key, value) for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted"))
+        restored = dict(
+            (key, value) for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted")
+        )
         restored["status"] = "detached"
         following = self.steps_for(self.differences(restored))
 
         def restore(volume):
             self.action(volume["id"], "restore")
-            return self.settled_or_fetched(volume["id"], "%s to be restored" % describe(volume), must_wait=bool(following))
+            return self.settled_or_fetched(
+                volume["id"], f"{describe(volume)} to be restored", must_wait=bool(following)
+            )
+
         return [Step("restore", restore, lambda _volume: restored)] + following
 
     def removal(self, volume):
         """Detach (the instances shut down), then move to the trash or delete for good."""
         attached = volume.get("instances") or []
         if attached and volume.get("is_os_volume"):
-            raise ModuleFailure("%s is the OS volume of instance %s: delete or hibernate the instance instead"
-                                % (describe(volume), ", ".join(record.get("hostname") or record["id"] for record in attached)))
+            raise ModuleFailure(
+                "{} is the OS volume of instance {}: delete or hibernate the instance instead".format(
+                    describe(volume), ", ".join(record.get("hostname") or record["id"] for record in attached)
+                )
+            )
         require_shut_down(attached, "delete an attached volume")
         steps = [self.settling("deleting it", at_rest=SETTLED + ("deleted",))]
         if attached:
@@ -587,28 +677,36 @@ class Volume(Resource):
         def settle(volume):
             if volume.get("status") in at_rest:
                 return volume
-            return self.wait_settled(volume["id"], "%s to settle before %s" % (describe(volume), doing))
+            return self.wait_settled(volume["id"], f"{describe(volume)} to settle before {doing}")
+
         return Step("settle", settle, lambda volume: volume)
 
     def action_step(self, action, predict, **fields):
         def apply(volume):
             self.action(volume["id"], action, **fields)
             return predict(volume)
+
         return Step(action, apply, predict)
 
     def detaching(self, records, must_wait):
         detach_ids = [record["id"] for record in records]
 
         def predict(volume):
-            return with_instances(volume, [record for record in volume.get("instances") or [] if record["id"] not in detach_ids])
+            return with_instances(
+                volume, [record for record in volume.get("instances") or [] if record["id"] not in detach_ids]
+            )
 
         def detach(volume):
             self.action(volume["id"], "detach", instance_ids=detach_ids)
             if not must_wait:
                 return predict(volume)
             remaining = set(attached_ids(volume)) - set(detach_ids)
-            return self.wait_settled(volume["id"], "%s to be detached" % describe(volume),
-                                     done=lambda current: set(attached_ids(current)) == remaining)
+            return self.wait_settled(
+                volume["id"],
+                f"{describe(volume)} to be detached",
+                done=lambda current: set(attached_ids(current)) == remaining,
+            )
+
         return Step("detach", detach, predict)
 
     def attaching(self, records):
@@ -622,8 +720,12 @@ class Volume(Resource):
             self.action(volume["id"], "attach", instance_ids=attach_ids)
             if not self.params["wait"]:
                 return predict(volume)
-            return self.wait_settled(volume["id"], "%s to be attached" % describe(volume),
-                                     done=lambda current: set(attach_ids) <= set(attached_ids(current)))
+            return self.wait_settled(
+                volume["id"],
+                f"{describe(volume)} to be attached",
+                done=lambda current: set(attach_ids) <= set(attached_ids(current)),
+            )
+
         return Step("attach", attach, predict)
 
     # ------------------------------------------------------------------------ waiting
@@ -635,10 +737,15 @@ class Volume(Resource):
         def failed(volume):
             if volume is None:
                 return "the volume disappeared"
-            return "the volume is %s" % volume["status"] if volume.get("status") in FAILED else None
+            return "the volume is {}".format(volume["status"]) if volume.get("status") in FAILED else None
 
-        return self.budget.until(lambda: self.fetch(volume_id), settled, description, failed=failed,
-                                 describe=lambda volume: volume and volume.get("status"))
+        return self.budget.until(
+            lambda: self.fetch(volume_id),
+            settled,
+            description,
+            failed=failed,
+            describe=lambda volume: volume and volume.get("status"),
+        )
 
     def settled_or_fetched(self, volume_id, description, must_wait=False):
         """The volume after an operation: settled when waiting (or when later steps need it
@@ -683,9 +790,11 @@ class Volume(Resource):
             if not is_not_found(error):
                 raise
         if self.params["wait"]:
-            self.budget.until(lambda: self.fetch(current["id"]),
-                              lambda volume: volume is None or volume.get("status") == "deleted",
-                              "%s to be deleted" % describe(current))
+            self.budget.until(
+                lambda: self.fetch(current["id"]),
+                lambda volume: volume is None or volume.get("status") == "deleted",
+                f"{describe(current)} to be deleted",
+            )
 
     # ------------------------------------------------------------------------- result
 
@@ -696,8 +805,9 @@ class Volume(Resource):
             after_cost = existing_volume_cost(after)
         else:
             after_cost = self.planned_cost
-        return with_cost(super(Volume, self).result(changed, before, after), after_cost,
-                         existing_volume_cost(before) if before else None)
+        return with_cost(
+            super().result(changed, before, after), after_cost, existing_volume_cost(before) if before else None
+        )
 
     def view(self, resource):
         if not resource:
@@ -720,8 +830,18 @@ def main():
         name=dict(type="str"),
         location_code=dict(type="str", aliases=["location"]),
         size=dict(type="int"),
-        type=dict(type="str", choices=["NVMe", "HDD", "NVMe_Shared", "HDD_Shared", "NVMe_Local_Storage",
-                                       "NVMe_Shared_Cluster", "NVMe_OS_Cluster"]),
+        type=dict(
+            type="str",
+            choices=[
+                "NVMe",
+                "HDD",
+                "NVMe_Shared",
+                "HDD_Shared",
+                "NVMe_Local_Storage",
+                "NVMe_Shared_Cluster",
+                "NVMe_OS_Cluster",
+            ],
+        ),
         instances=dict(type="list", elements="str"),
         clone_from=dict(type="str"),
         permanent=dict(type="bool", default=False),

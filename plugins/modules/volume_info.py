@@ -1,11 +1,6 @@
 #!/usr/bin/python
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: volume_info
@@ -160,8 +155,13 @@ def main():
             volumes.extend(volume for volume in read_list(module.client, "/volumes/trash") if volume["id"] not in seen)
         return volumes
 
-    exit_list_info(module, "volumes", "/volumes", list_all=list_volumes,
-                   filters=RESOURCE_FILTERS + (Filter("include_trash", None, visible),))
+    exit_list_info(
+        module,
+        "volumes",
+        "/volumes",
+        list_all=list_volumes,
+        filters=RESOURCE_FILTERS + (Filter("include_trash", None, visible),),
+    )
 
 
 if __name__ == "__main__":

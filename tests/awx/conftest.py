@@ -23,21 +23,27 @@ HIDDEN_PASSWORD = "**********"
 
 
 def load_credential_type():
-    return (yaml.safe_load((CREDENTIAL_TYPE_DIR / "credential_type_inputs.yml").read_text()),
-            yaml.safe_load((CREDENTIAL_TYPE_DIR / "credential_type_injectors.yml").read_text()))
+    return (
+        yaml.safe_load((CREDENTIAL_TYPE_DIR / "credential_type_inputs.yml").read_text()),
+        yaml.safe_load((CREDENTIAL_TYPE_DIR / "credential_type_injectors.yml").read_text()),
+    )
 
 
 def render_injectors(credential_inputs):
     inputs, injectors = load_credential_type()
     missing = [field for field in inputs.get("required", []) if not credential_inputs.get(field)]
-    assert not missing, "AWX refuses a credential without %s" % missing
+    assert not missing, f"AWX refuses a credential without {missing}"
     secret = {field["id"] for field in inputs["fields"] if field.get("secret")}
     namespace = {key: value for key, value in credential_inputs.items() if value}
     safe_namespace = {key: HIDDEN_PASSWORD if key in secret else value for key, value in namespace.items()}
     sandbox = ImmutableSandboxedEnvironment()
-    env = {name: sandbox.from_string(template).render(**namespace) for name, template in injectors.get("env", {}).items()}
-    safe_env = {name: sandbox.from_string(template).render(**safe_namespace)
-                for name, template in injectors.get("env", {}).items()}
+    env = {
+        name: sandbox.from_string(template).render(**namespace) for name, template in injectors.get("env", {}).items()
+    }
+    safe_env = {
+        name: sandbox.from_string(template).render(**safe_namespace)
+        for name, template in injectors.get("env", {}).items()
+    }
     return env, safe_env
 
 
@@ -63,8 +69,11 @@ def hidden_password():
 @pytest.fixture
 def credential(emulator_reset):
     """A "Cloud Compute API" credential for the emulator's project: its inputs and what AWX injects."""
-    inputs = {"api_url": emulator_reset.api_url, "client_id": emulator_reset.client_id,
-              "client_secret": emulator_reset.client_secret}
+    inputs = {
+        "api_url": emulator_reset.api_url,
+        "client_id": emulator_reset.client_id,
+        "client_secret": emulator_reset.client_secret,
+    }
     env, safe_env = render_injectors(inputs)
     return {"inputs": inputs, "env": env, "safe_env": safe_env}
 

@@ -50,19 +50,45 @@ INJECTORS_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "file": {"type": "object", "additionalProperties": False,
-                 "patternProperties": {r"^template(\.[a-zA-Z_]+[a-zA-Z0-9_]*)?$": {"type": "string"}}},
-        "env": {"type": "object", "additionalProperties": False,
-                "patternProperties": {NAME: {"type": "string", "pattern": "^[\x00-\x7F]*$"}}},
-        "extra_vars": {"type": "object", "additionalProperties": False,
-                       "patternProperties": {NAME: {"type": "string"}}},
+        "file": {
+            "type": "object",
+            "additionalProperties": False,
+            "patternProperties": {r"^template(\.[a-zA-Z_]+[a-zA-Z0-9_]*)?$": {"type": "string"}},
+        },
+        "env": {
+            "type": "object",
+            "additionalProperties": False,
+            "patternProperties": {NAME: {"type": "string", "pattern": "^[\x00-\x7f]*$"}},
+        },
+        "extra_vars": {
+            "type": "object",
+            "additionalProperties": False,
+            "patternProperties": {NAME: {"type": "string"}},
+        },
     },
 }
 # Variables AWX sets for its own use and refuses in credential types (besides ANSIBLE_*).
-AWX_RESERVED_ENV = {"VIRTUAL_ENV", "PATH", "PYTHONPATH", "JOB_ID", "INVENTORY_ID", "INVENTORY_SOURCE_ID",
-                    "INVENTORY_UPDATE_ID", "AD_HOC_COMMAND_ID", "REST_API_URL", "REST_API_TOKEN", "MAX_EVENT_RES",
-                    "CALLBACK_QUEUE", "CALLBACK_CONNECTION", "CACHE", "JOB_CALLBACK_DEBUG", "INVENTORY_HOSTVARS",
-                    "AWX_HOST", "PROJECT_REVISION", "SUPERVISOR_CONFIG_PATH"}
+AWX_RESERVED_ENV = {
+    "VIRTUAL_ENV",
+    "PATH",
+    "PYTHONPATH",
+    "JOB_ID",
+    "INVENTORY_ID",
+    "INVENTORY_SOURCE_ID",
+    "INVENTORY_UPDATE_ID",
+    "AD_HOC_COMMAND_ID",
+    "REST_API_URL",
+    "REST_API_TOKEN",
+    "MAX_EVENT_RES",
+    "CALLBACK_QUEUE",
+    "CALLBACK_CONNECTION",
+    "CACHE",
+    "JOB_CALLBACK_DEBUG",
+    "INVENTORY_HOSTVARS",
+    "AWX_HOST",
+    "PROJECT_REVISION",
+    "SUPERVISOR_CONFIG_PATH",
+}
 
 
 def collection_environment_variables():
@@ -95,9 +121,11 @@ def test_awx_accepts_the_credential_type(credential_type):
 def test_it_injects_the_three_variables_the_collection_reads(inject, hidden_password):
     env, safe_env = inject({"api_url": "https://api.example.com/v1", "client_id": "id-1", "client_secret": "s3cr3t"})
     variables = collection_environment_variables()
-    assert env == {variables["api_url"]: "https://api.example.com/v1",
-                   variables["client_id"]: "id-1",
-                   variables["client_secret"]: "s3cr3t"}
+    assert env == {
+        variables["api_url"]: "https://api.example.com/v1",
+        variables["client_id"]: "id-1",
+        variables["client_secret"]: "s3cr3t",
+    }
     assert env.keys() == {"CLOUDCOMPUTE_API_URL", "CLOUDCOMPUTE_CLIENT_ID", "CLOUDCOMPUTE_CLIENT_SECRET"}
     # what AWX stores with the job shows everything but the secret
     assert safe_env == dict(env, CLOUDCOMPUTE_CLIENT_SECRET=hidden_password)

@@ -99,8 +99,14 @@ def test_queries_count_the_machines_a_job_managed(emulator_reset, credential, ex
     (private / "project" / "audit.yml").write_text(PLAYBOOK)
     events = []
     result = ansible_runner.interface.run(
-        private_data_dir=str(private), ident="audit", playbook="audit.yml", envvars=credential["env"],
-        suppress_env_files=True, quiet=True, event_handler=lambda event: events.append(event) or True)
+        private_data_dir=str(private),
+        ident="audit",
+        playbook="audit.yml",
+        envvars=credential["env"],
+        suppress_env_files=True,
+        quiet=True,
+        event_handler=lambda event: events.append(event) or True,
+    )
     stdout = (private / "artifacts" / "audit" / "stdout").read_text()
     assert result.status == "successful", stdout[-10000:]
 

@@ -79,7 +79,7 @@ def assert_no_secret_in_files(artifacts, secrets, injected_env):
                 launch["env"].pop(key)
             text = json.dumps(launch)
         leaked = [secret for secret in secrets if secret in text]
-        assert not leaked, "a secret is in %s" % path.relative_to(artifacts)
+        assert not leaked, f"a secret is in {path.relative_to(artifacts)}"
 
 
 def test_demo_playbook_as_an_awx_job(emulator_reset, credential, execution_environment, private_data_dir, tmp_path):
@@ -112,26 +112,31 @@ def test_demo_playbook_as_an_awx_job(emulator_reset, credential, execution_envir
 
     # every task of a collection module started in the job ended ok, or was skipped by its
     # condition (the roles' steps with nothing to do), and most of them ran
-    module_tasks = {event["event_data"]["task_uuid"]: event["event_data"]["task"]
-                    for event in by_type["playbook_on_task_start"]
-                    if event["event_data"]["task_action"].startswith("cloudcompute.cloud.")}
+    module_tasks = {
+        event["event_data"]["task_uuid"]: event["event_data"]["task"]
+        for event in by_type["playbook_on_task_start"]
+        if event["event_data"]["task_action"].startswith("cloudcompute.cloud.")
+    }
     ok_tasks = {event["event_data"]["task_uuid"] for event in by_type.get("runner_on_ok", [])}
     skipped_tasks = {event["event_data"]["task_uuid"] for event in by_type.get("runner_on_skipped", [])}
     neither = sorted(name for task_uuid, name in module_tasks.items() if task_uuid not in ok_tasks | skipped_tasks)
-    assert not neither, "module tasks neither ok nor skipped: %s" % neither
+    assert not neither, f"module tasks neither ok nor skipped: {neither}"
     assert len(ok_tasks & module_tasks.keys()) > len(module_tasks) / 2, "most of the demo's module tasks were skipped"
 
     secrets = secrets_of(emulator_reset, credential)
     for event in events:
         serialized = json.dumps(event)
-        assert not [secret for secret in secrets if secret in serialized], "a secret is in the %s event of %r" % (
-            event["event"], event.get("event_data", {}).get("task"))
+        assert not [secret for secret in secrets if secret in serialized], "a secret is in the {} event of {!r}".format(
+            event["event"], event.get("event_data", {}).get("task")
+        )
     assert_no_secret_in_artifacts(private_data_dir, secrets, credential["env"])
     # the job found the API through the injected variables only: the emulator saw it authenticate
     assert emulator_reset.control.requests(path="/v1/oauth2/token")["count"] >= 1
 
 
-def test_inventory_source_as_an_awx_inventory_update(emulator_reset, credential, execution_environment, private_data_dir):
+def test_inventory_source_as_an_awx_inventory_update(
+    emulator_reset, credential, execution_environment, private_data_dir
+):
     control = emulator_reset.control
     control.seed(instances=3, status="running", tags={"role": "web"}, hostname_prefix="web")
     control.seed(instances=1, status="offline", hostname_prefix="stopped")
@@ -143,7 +148,16 @@ def test_inventory_source_as_an_awx_inventory_update(emulator_reset, credential,
 
     response, error, rc = ansible_runner.interface.run_command(
         executable_cmd="ansible-inventory",
-        cmdline_args=["--list", "--export", "-i", str(source), "--output", str(output), "--playbook-dir", str(source.parent)],
+        cmdline_args=[
+            "--list",
+            "--export",
+            "-i",
+            str(source),
+            "--output",
+            str(output),
+            "--playbook-dir",
+            str(source.parent),
+        ],
         private_data_dir=str(private_data_dir),
         ident="update",
         envvars=dict(STANDARD_INVENTORY_UPDATE_ENV, **credential["env"]),
@@ -157,9 +171,15 @@ def test_inventory_source_as_an_awx_inventory_update(emulator_reset, credential,
     # --export marks the API's strings as unsafe ({"__ansible_unsafe": ...}), which AWX's import reads
     inventory = json.loads(output.read_text(), object_hook=lambda value: value.get("__ansible_unsafe", value))
     hostvars = inventory["_meta"]["hostvars"]
-    running = sorted(name for name, variables in hostvars.items() if variables.get("cloudcompute_host_kind") == "instance")
+    running = sorted(
+        name for name, variables in hostvars.items() if variables.get("cloudcompute_host_kind") == "instance"
+    )
     assert running == ["web-00001", "web-00002", "web-00003"]  # the offline instance is filtered out
-    assert {variables["cloudcompute_host_kind"] for variables in hostvars.values()} == {"instance", "jump_host", "worker"}
+    assert {variables["cloudcompute_host_kind"] for variables in hostvars.values()} == {
+        "instance",
+        "jump_host",
+        "worker",
+    }
     assert sorted(inventory["role_web"]["hosts"]) == running  # keyed_groups from the tags
     assert not [group for group in inventory if "omit" in group]  # hosts without the tag make no group
     for name in running:
@@ -191,13 +211,16 @@ def run_pipe(steps, timeout):
     """Run the commands of ``steps`` as one shell-less pipe (stdout of each into the next); returns
     [(returncode, stderr)] of each and the bytes that passed between the second and the third."""
     transmit, worker, process = steps
-    first = subprocess.Popen(transmit["args"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=transmit["env"])
-    second = subprocess.Popen(worker["args"], stdin=first.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=worker["env"])
+    first = subprocess.Popen(
+        transmit["args"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=transmit["env"]
+    )
+    second = subprocess.Popen(
+        worker["args"], stdin=first.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=worker["env"]
+    )
     first.stdout.close()
-    third = subprocess.Popen(process["args"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=process["env"])
+    third = subprocess.Popen(
+        process["args"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=process["env"]
+    )
     first.stdin.write(transmit["input"])
     first.stdin.close()
     # tee the worker's stream into the third process, keeping a copy to inspect
@@ -230,7 +253,9 @@ def read_stream(stream, artifacts_dir):
         records.append(record)
         if "zipfile" in record:
             unstream_dir(source, record["zipfile"], str(artifacts_dir))
-    files = {str(path.relative_to(artifacts_dir)): path.read_bytes() for path in artifacts_dir.rglob("*") if path.is_file()}
+    files = {
+        str(path.relative_to(artifacts_dir)): path.read_bytes() for path in artifacts_dir.rglob("*") if path.is_file()
+    }
     return records, files
 
 
@@ -246,8 +271,11 @@ def test_through_an_execution_node(kind, emulator_reset, credential, execution_e
     if kind == "job":
         inventory = tmp_path / "demo" / "inventory"
         inventory.mkdir(parents=True)
-        params = {"playbook": "playbooks/demo.yml", "inventory": str(inventory),
-                  "extravars": {"demo_workdir": str(tmp_path / "demo")}}
+        params = {
+            "playbook": "playbooks/demo.yml",
+            "inventory": str(inventory),
+            "extravars": {"demo_workdir": str(tmp_path / "demo")},
+        }
     else:
         control.seed(instances=2, status="running", tags={"role": "web"}, hostname_prefix="web")
         source = private_data_dir / "project" / "inventories" / "cloudcompute.yml"
@@ -255,18 +283,28 @@ def test_through_an_execution_node(kind, emulator_reset, credential, execution_e
         shutil.copy2(COLLECTION / "docs" / "awx" / "cloudcompute.yml", source)
         # AWX's inventory update on an execution node: ansible-inventory as the runner's binary,
         # run in the project directory, its output written into the artifacts that stream back
-        params = {"binary": "ansible-inventory",
-                  "cmdline": "--list --export -i inventories/cloudcompute.yml --output ../artifacts/%s/output.json" % kind}
+        params = {
+            "binary": "ansible-inventory",
+            "cmdline": f"--list --export -i inventories/cloudcompute.yml --output ../artifacts/{kind}/output.json",
+        }
     envvars = dict(credential["env"], **(STANDARD_INVENTORY_UPDATE_ENV if kind != "job" else {}))
-    params.update(private_data_dir=str(private_data_dir), ident=kind, envvars=envvars, suppress_env_files=True,
-                  settings={"job_timeout": JOB_TIMEOUT, "suppress_ansible_output": True})
+    params.update(
+        private_data_dir=str(private_data_dir),
+        ident=kind,
+        envvars=envvars,
+        suppress_env_files=True,
+        settings={"job_timeout": JOB_TIMEOUT, "suppress_ansible_output": True},
+    )
     node = tmp_path / "execution-node"
     env = dict(os.environ)
-    results, stream = run_pipe([
-        {"args": [sys.executable, "-c", TRANSMIT], "input": json.dumps(params).encode(), "env": env},
-        {"args": [str(BIN / "ansible-runner"), "worker", "--private-data-dir", str(node), "--delete"], "env": env},
-        {"args": [str(BIN / "ansible-runner"), "process", str(private_data_dir), "--ident", kind], "env": env},
-    ], JOB_TIMEOUT)
+    results, stream = run_pipe(
+        [
+            {"args": [sys.executable, "-c", TRANSMIT], "input": json.dumps(params).encode(), "env": env},
+            {"args": [str(BIN / "ansible-runner"), "worker", "--private-data-dir", str(node), "--delete"], "env": env},
+            {"args": [str(BIN / "ansible-runner"), "process", str(private_data_dir), "--ident", kind], "env": env},
+        ],
+        JOB_TIMEOUT,
+    )
     assert [result[0] for result in results] == [0, 0, 0], results
 
     records, artifacts = read_stream(stream, tmp_path / "streamed-artifacts")
@@ -281,7 +319,7 @@ def test_through_an_execution_node(kind, emulator_reset, credential, execution_e
             # the launch environment, like the command artifact: AWX stores it only masked (safe_env)
             record = dict(record, env={key: value for key, value in record["env"].items() if key not in envvars})
         serialized = json.dumps(record)
-        assert not [secret for secret in secrets if secret in serialized], "a secret is streamed in %s" % serialized[:200]
+        assert not [secret for secret in secrets if secret in serialized], f"a secret is streamed in {serialized[:200]}"
     # the streamed artifacts as the worker sent them, then as `process` wrote them on the controller
     assert_no_secret_in_files(tmp_path / "streamed-artifacts", secrets, envvars)
     assert_no_secret_in_artifacts(private_data_dir, secrets, envvars)
@@ -291,12 +329,17 @@ def test_through_an_execution_node(kind, emulator_reset, credential, execution_e
         assert not failed, failed[:1]
         (stats,) = [event for event in events if event["event"] == "playbook_on_stats"]
         assert not stats["event_data"]["failures"] and not stats["event_data"]["dark"]
-        assert any(event["event"] == "runner_on_ok" and event["event_data"]["task_action"].startswith("cloudcompute.cloud.")
-                   for event in events)
+        assert any(
+            event["event"] == "runner_on_ok" and event["event_data"]["task_action"].startswith("cloudcompute.cloud.")
+            for event in events
+        )
     else:
         output = private_data_dir / "artifacts" / kind / "output.json"
         inventory = json.loads(output.read_text(), object_hook=lambda value: value.get("__ansible_unsafe", value))
-        hosts = sorted(name for name, variables in inventory["_meta"]["hostvars"].items()
-                       if variables.get("cloudcompute_host_kind") == "instance")
+        hosts = sorted(
+            name
+            for name, variables in inventory["_meta"]["hostvars"].items()
+            if variables.get("cloudcompute_host_kind") == "instance"
+        )
         assert hosts == ["web-00001", "web-00002"]
     assert control.requests(path="/v1/oauth2/token")["count"] >= 1

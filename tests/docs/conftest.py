@@ -21,8 +21,16 @@ import requests
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,900"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1280,900",
+]
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference
 
 
@@ -72,9 +80,10 @@ class Browser:
 
     def __init__(self, driver_url, user_data_dir):
         self.driver_url = driver_url
-        capabilities = {"browserName": "chrome",
-                        "goog:chromeOptions": {"binary": CHROMIUM,
-                                               "args": CHROMIUM_ARGS + ["--user-data-dir=" + user_data_dir]}}
+        capabilities = {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": CHROMIUM, "args": CHROMIUM_ARGS + ["--user-data-dir=" + user_data_dir]},
+        }
         session = self._call("POST", "/session", {"capabilities": {"alwaysMatch": capabilities}})
         self.session = "/session/" + session["sessionId"]
 
@@ -82,7 +91,7 @@ class Browser:
         response = requests.request(method, self.driver_url + path, json=body, timeout=60)
         value = response.json()["value"]
         if response.status_code != 200:
-            raise AssertionError("WebDriver %s %s: %s" % (method, path, value))
+            raise AssertionError(f"WebDriver {method} {path}: {value}")
         return value
 
     def open(self, url):
@@ -113,10 +122,10 @@ class Browser:
 
     def text(self, css):
         """The rendered text of the first element matching ``css`` (what a reader sees)."""
-        return self._call("GET", "%s/element/%s/text" % (self.session, self.find(css)))
+        return self._call("GET", f"{self.session}/element/{self.find(css)}/text")
 
     def click(self, css):
-        self._call("POST", "%s/element/%s/click" % (self.session, self.find(css)), {})
+        self._call("POST", f"{self.session}/element/{self.find(css)}/click", {})
 
     def quit(self):
         self._call("DELETE", self.session)
@@ -133,10 +142,12 @@ def driver_ready(driver_url):
 def browser():
     for program in (CHROMIUM, CHROMEDRIVER):
         if not os.access(program, os.X_OK):
-            pytest.fail("%s is missing: tools/bootstrap.sh installs chromium and chromium-driver" % program)
+            pytest.fail(f"{program} is missing: tools/bootstrap.sh installs chromium and chromium-driver")
     port = free_port()
     with tempfile.TemporaryDirectory() as user_data_dir:
-        driver = subprocess.Popen([CHROMEDRIVER, "--port=%d" % port], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        driver = subprocess.Popen(
+            [CHROMEDRIVER, "--port=%d" % port], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         try:
             driver_url = "http://127.0.0.1:%d" % port
             deadline = time.monotonic() + 10

@@ -44,7 +44,7 @@ def assert_styled(browser):
 def assert_everything_served(site_server):
     seen = site_server[1]
     missing = sorted({path for status, path in seen if status >= 400 and path != "/favicon.ico"})
-    assert not missing, "the pages asked for files the site does not have: %s" % missing
+    assert not missing, f"the pages asked for files the site does not have: {missing}"
 
 
 def test_front_page_lists_guides_and_reference(browser, site_server):
@@ -53,7 +53,7 @@ def test_front_page_lists_guides_and_reference(browser, site_server):
     assert "cloudcompute.cloud" in browser.title
     navigation = browser.text(".wy-menu-vertical")
     for title in guide_titles().values():
-        assert title in navigation, "guide %r is not in the navigation" % title
+        assert title in navigation, f"guide {title!r} is not in the navigation"
     for entry in ("Index of all Modules", "Index of all Inventory Plugins"):
         assert entry in navigation
     assert_styled(browser)
@@ -66,7 +66,7 @@ def test_module_index_lists_every_module_and_leads_to_its_page(browser, site_ser
     assert browser.text("h1") == "Index of all Modules"
     index = browser.text("div[itemprop=articleBody]")
     for module in modules():
-        assert "cloudcompute.cloud.%s" % module in index, module
+        assert f"cloudcompute.cloud.{module}" in index, module
     assert_styled(browser)
 
     browser.click("div[itemprop=articleBody] a[href*='cloudcompute/cloud/ssh_key_module.html']")
@@ -74,7 +74,7 @@ def test_module_index_lists_every_module_and_leads_to_its_page(browser, site_ser
     assert browser.text("h1") == "cloudcompute.cloud.ssh_key module – Manage SSH keys of a Cloud Compute project"
     parameters = browser.text("#parameters")
     for option in ("api_url", "client_id", "client_secret", "name", "public_key", "state", "token_cache"):
-        assert re.search(r"^%s$" % option, parameters, re.MULTILINE), option
+        assert re.search(rf"^{option}$", parameters, re.MULTILINE), option
     assert "CLOUDCOMPUTE_CLIENT_SECRET" in parameters  # the environment fallback is documented
     assert "ssh_key" in browser.text("#return-values")
 
@@ -94,7 +94,7 @@ def test_inventory_plugin_page(browser, site_server):
     assert browser.text("h1").startswith("cloudcompute.cloud.cloudcompute inventory")
     parameters = browser.text("#parameters")
     for option in ("plugin", "filters", "connect_with", "cache_timeout", "client_secret"):
-        assert re.search(r"^%s$" % option, parameters, re.MULTILINE), option
+        assert re.search(rf"^{option}$", parameters, re.MULTILINE), option
     assert_everything_served(site_server)
 
 
@@ -103,10 +103,15 @@ def test_awx_guide_renders_its_steps(browser, site_server):
     browser.open(base + "guides/awx.html")
     body = browser.text("div[itemprop=articleBody]")
     assert body.startswith("AWX and Ansible Automation Platform")
-    for heading in ("1. The execution environment", "2. The \u201cCloud Compute API\u201d credential type", "3. A credential",
-                    "4. The inventory source", "5. A job template"):
+    for heading in (
+        "1. The execution environment",
+        "2. The \u201cCloud Compute API\u201d credential type",
+        "3. A credential",
+        "4. The inventory source",
+        "5. A job template",
+    ):
         assert heading in body
-    assert "CLOUDCOMPUTE_CLIENT_SECRET: \"{{ client_secret }}\"" in body
+    assert 'CLOUDCOMPUTE_CLIENT_SECRET: "{{ client_secret }}"' in body
     rows = browser.run("return [...document.querySelectorAll('table tbody tr')].map(row => row.innerText);")
     assert any(row.startswith("Update on launch") for row in rows), rows
     assert_styled(browser)

@@ -6,11 +6,10 @@ import time
 
 import pytest
 import requests
+from source_runner import collect, run
 
 from ansible_collections.cloudcompute.cloud.extensions.eda.plugins.event_source.audit_log import main
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._event_source import SourceError
-
-from source_runner import collect, run
 
 
 class Project:
@@ -25,8 +24,9 @@ class Project:
     def make_events(self, count):
         for _number in range(count):
             self.made += 1
-            response = self.session.post(self.emulator.api_url + "/scripts",
-                                         json={"name": "script-%05d" % self.made, "script": "#!/bin/sh\n"})
+            response = self.session.post(
+                self.emulator.api_url + "/scripts", json={"name": "script-%05d" % self.made, "script": "#!/bin/sh\n"}
+            )
             response.raise_for_status()
 
     def log(self):
@@ -70,7 +70,8 @@ def test_start_now_delivers_only_new_events_oldest_first(project, source_args, t
     assert not before & set(ids(events))
     assert ids(events) == project.log_ids()[-5:]
     assert [event["data"]["startup_script"]["name"] for event in events] == [
-        "script-%05d" % number for number in range(4, 9)]
+        "script-%05d" % number for number in range(4, 9)
+    ]
     assert events[0]["specversion"] == "1.0" and events[0]["type"].endswith(".startup_script.create.v1")
 
 
@@ -93,8 +94,13 @@ def test_restart_in_the_middle_of_a_page_loses_and_repeats_nothing(project, sour
         delivered += run(collect(main, args, count=stop_after))
         assert json.load(open(state_file))["ids"][-1] == delivered[-1]["id"]
     project.make_events(6)
-    delivered += run(collect(main, args, until=lambda events: events and events[-1]["data"].get(
-        "startup_script", {}).get("name") == "script-00046"))
+    delivered += run(
+        collect(
+            main,
+            args,
+            until=lambda events: events and events[-1]["data"].get("startup_script", {}).get("name") == "script-00046",
+        )
+    )
     assert_exactly_once(delivered, project.log())
 
 
@@ -130,8 +136,8 @@ def assert_exactly_once(delivered, log):
     """The log (oldest first) delivered in order, each event once, but for sign-ins at its end
     (a token request is an audit event too: the source's own may come after the last one read)."""
     assert len(set(ids(delivered))) == len(delivered)
-    assert ids(delivered) == ids(log[:len(delivered)])
-    assert all(event["type"].endswith("cloud_api_credential.authenticate.v1") for event in log[len(delivered):])
+    assert ids(delivered) == ids(log[: len(delivered)])
+    assert all(event["type"].endswith("cloud_api_credential.authenticate.v1") for event in log[len(delivered) :])
 
 
 def test_ten_thousand_events(project, source_args, tmp_path, record_property):
@@ -144,8 +150,11 @@ def test_ten_thousand_events(project, source_args, tmp_path, record_property):
     assert len(expected) >= 10000
     state_file = str(tmp_path / "position.json")
     started = time.monotonic()
-    events = run(collect(main, source_args(start="beginning", state_file=state_file), count=len(expected),
-                         timeout=300, maxsize=0))
+    events = run(
+        collect(
+            main, source_args(start="beginning", state_file=state_file), count=len(expected), timeout=300, maxsize=0
+        )
+    )
     seconds = time.monotonic() - started
     assert_exactly_once(events, project.log())
     origins = {event["data"]["request_origin"] for event in events}

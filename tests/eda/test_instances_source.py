@@ -2,11 +2,10 @@
 
 import pytest
 import requests
+from source_runner import collect, run
 
 from ansible_collections.cloudcompute.cloud.extensions.eda.plugins.event_source.instances import InstanceWatch, main
 from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
-
-from source_runner import collect, run
 
 
 @pytest.fixture
@@ -20,19 +19,30 @@ def api(emulator_reset):
         response.raise_for_status()
         return response
 
-    call("POST", "/ssh-keys", json={"name": "k", "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA7v8M0pXSGfM2n4TlbVa3w4uyCr/nm0Ue2dQ1+jCqBo t"})
+    call(
+        "POST",
+        "/ssh-keys",
+        json={"name": "k", "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA7v8M0pXSGfM2n4TlbVa3w4uyCr/nm0Ue2dQ1+jCqBo t"},
+    )
     return call
 
 
 def deploy(api, hostname, **extra):
-    body = dict(instance_type="CPU.4V.16G", image="ubuntu-24.04", hostname=hostname, location_code="FIN-01",
-                ssh_key_ids=[], **extra)
+    body = dict(
+        instance_type="CPU.4V.16G",
+        image="ubuntu-24.04",
+        hostname=hostname,
+        location_code="FIN-01",
+        ssh_key_ids=[],
+        **extra,
+    )
     return api("POST", "/instances", json=body).text.strip('"')
 
 
 def changes(events):
-    return [(event["change"], event["instance"]["hostname"], event["previous_status"], event["status"])
-            for event in events]
+    return [
+        (event["change"], event["instance"]["hostname"], event["previous_status"], event["status"]) for event in events
+    ]
 
 
 def test_lifecycle_and_eviction(emulator_reset, api, source_args):

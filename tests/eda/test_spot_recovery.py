@@ -16,7 +16,6 @@ import time
 import pytest
 import requests
 import yaml
-
 from cloudcompute_emulator.testing import run_emulator
 
 BIN = os.path.dirname(sys.executable)
@@ -42,15 +41,23 @@ class Api:
         return response
 
     def deploy_member(self, hostname, tags):
-        return self.call("POST", "/instances", json={
-            "instance_type": "CPU.4V.16G", "image": "ubuntu-24.04", "hostname": hostname, "location_code": "FIN-01",
-            "is_spot": True, "ssh_key_ids": [self.key_id],
-            "volumes": [{"name": hostname + "-data", "size": 10, "type": "NVMe"}],
-        }).text.strip('"'), tags
+        return self.call(
+            "POST",
+            "/instances",
+            json={
+                "instance_type": "CPU.4V.16G",
+                "image": "ubuntu-24.04",
+                "hostname": hostname,
+                "location_code": "FIN-01",
+                "is_spot": True,
+                "ssh_key_ids": [self.key_id],
+                "volumes": [{"name": hostname + "-data", "size": 10, "type": "NVMe"}],
+            },
+        ).text.strip('"'), tags
 
     def tag(self, instance_id, tags):
         for key, value in tags.items():
-            self.call("POST", "/instances/%s/tags" % instance_id, json={"key": key, "value": value})
+            self.call("POST", f"/instances/{instance_id}/tags", json={"key": key, "value": value})
 
     def instances(self):
         return {instance["hostname"]: instance for instance in self.call("GET", "/instances").json()}
@@ -69,7 +76,7 @@ def wait_for(predicate, timeout, what):
         if result:
             return result
         time.sleep(0.1)
-    raise AssertionError("timed out after %s s waiting for %s" % (timeout, what))
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 @pytest.fixture
@@ -83,10 +90,11 @@ def ssh_access(demo_emulator, sshd, tmp_path):
     public_key = client_key.with_suffix(".pub").read_text()
     (sshd["directory"] / "authorized_keys").write_text(public_key)  # as the instances' first boot would
     known_hosts = tmp_path / "known_hosts"
-    known_hosts.write_text("* %s\n" % " ".join((sshd["directory"] / "host_ed25519.pub").read_text().split()[:2]))
+    known_hosts.write_text("* {}\n".format(" ".join((sshd["directory"] / "host_ed25519.pub").read_text().split()[:2])))
     (tmp_path / "ssh_config").write_text(
-        "Host *\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n  IdentityFile %s\n  IdentitiesOnly yes\n"
-        "  BatchMode yes\n  ConnectTimeout 2\n" % (known_hosts, client_key))
+        f"Host *\n  UserKnownHostsFile {known_hosts}\n  StrictHostKeyChecking yes\n  IdentityFile {client_key}\n  IdentitiesOnly yes\n"
+        "  BatchMode yes\n  ConnectTimeout 2\n"
+    )
     return {"public_key": public_key, "config": tmp_path / "ssh_config"}
 
 
@@ -109,7 +117,12 @@ def start_rulebook(emulator, ansible_env, tmp_path, rulebook, inventory, **env):
     with open(log, "wb") as output:
         process = subprocess.Popen(
             [os.path.join(BIN, "ansible-rulebook"), "-r", rulebook, "-i", "inventory.yml", "--vars", "vars.yml", "-v"],
-            cwd=tmp_path, env=env, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            cwd=tmp_path,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     process.log = log
     return process
 
@@ -135,15 +148,20 @@ def deploy_fleet(emulator, public_key, members, loners=(), sources=1):
     wait_for(lambda: all(i["status"] == "running" for i in live_instances(control).values()), 30, "the fleet running")
     # a source has taken stock of the fleet once it has listed the instances twice
     since = control.requests()["total"]
-    wait_for(lambda: control.requests(since=since, path="/v1/instances", method="GET")["count"] >= 2 * sources, 60,
-             "the rulebook's source polling")
+    wait_for(
+        lambda: control.requests(since=since, path="/v1/instances", method="GET")["count"] >= 2 * sources,
+        60,
+        "the rulebook's source polling",
+    )
     return api, api.instances()
 
 
 def replaced(control, before, hostnames):
     current = live_instances(control)
-    return all(name in current and current[name]["id"] != before[name]["id"]
-               and current[name]["status"] == "running" for name in hostnames)
+    return all(
+        name in current and current[name]["id"] != before[name]["id"] and current[name]["status"] == "running"
+        for name in hostnames
+    )
 
 
 def test_evicted_fleet_members_come_back_ready(demo_emulator, ansible_env, ssh_access, sshd, tmp_path, record_property):
@@ -152,20 +170,41 @@ def test_evicted_fleet_members_come_back_ready(demo_emulator, ansible_env, ssh_a
     marker = tmp_path / "startup-finished"
     marker.write_text("")  # the startup script's last step, on every (loopback) instance
     rulebook = start_rulebook(
-        demo_emulator, ansible_env, tmp_path, "cloudcompute.cloud.spot_recovery",
-        inventory={"all": {
-            "hosts": {"localhost": {"ansible_connection": "local"}},
-            # the fleet's candidates: the bigger type first, then the one it had
-            "vars": {"spot_recovery_candidates": {"train": {"instance_types": ["CPU.8V.32G", "CPU.4V.16G"]}}},
-            "children": {"spot_recovery_replacements": {"vars": {
-                "ansible_port": sshd["port"], "ansible_user": sshd["user"], "ansible_python_interpreter": sys.executable,
-                "ansible_ssh_transfer_method": "piped",  # the test's sshd has no sftp subsystem
-                "ready_startup_marker": str(marker), "ready_timeout": 30}}}}},
-        ANSIBLE_SSH_ARGS="-F %s" % ssh_access["config"])
+        demo_emulator,
+        ansible_env,
+        tmp_path,
+        "cloudcompute.cloud.spot_recovery",
+        inventory={
+            "all": {
+                "hosts": {"localhost": {"ansible_connection": "local"}},
+                # the fleet's candidates: the bigger type first, then the one it had
+                "vars": {"spot_recovery_candidates": {"train": {"instance_types": ["CPU.8V.32G", "CPU.4V.16G"]}}},
+                "children": {
+                    "spot_recovery_replacements": {
+                        "vars": {
+                            "ansible_port": sshd["port"],
+                            "ansible_user": sshd["user"],
+                            "ansible_python_interpreter": sys.executable,
+                            "ansible_ssh_transfer_method": "piped",  # the test's sshd has no sftp subsystem
+                            "ready_startup_marker": str(marker),
+                            "ready_timeout": 30,
+                        }
+                    }
+                },
+            }
+        },
+        ANSIBLE_SSH_ARGS="-F {}".format(ssh_access["config"]),
+    )
     try:
-        api, before = deploy_fleet(demo_emulator, ssh_access["public_key"], {
-            name: {"fleet": "train", "rank": str(rank)} for rank, name in enumerate(["train-0", "train-1", "train-2"])},
-            loners=["loner"])
+        api, before = deploy_fleet(
+            demo_emulator,
+            ssh_access["public_key"],
+            {
+                name: {"fleet": "train", "rank": str(rank)}
+                for rank, name in enumerate(["train-0", "train-1", "train-2"])
+            },
+            loners=["loner"],
+        )
 
         # two members and the loner evicted at once; then the third member, with spot capacity gone
         evicted_at = time.monotonic()
@@ -174,7 +213,7 @@ def test_evicted_fleet_members_come_back_ready(demo_emulator, ansible_env, ssh_a
         wait_for(lambda: replaced(control, before, ["train-0", "train-1"]), 120, "the replacements running")
         recovery_seconds = time.monotonic() - evicted_at
         record_property("eviction_to_running_seconds", round(recovery_seconds, 1))
-        print("eviction -> replacement running: %.1f s (demo profile)" % recovery_seconds)
+        print(f"eviction -> replacement running: {recovery_seconds:.1f} s (demo profile)")
         after = api.instances()
 
         for hostname in ("train-0", "train-1"):
@@ -198,17 +237,23 @@ def test_evicted_fleet_members_come_back_ready(demo_emulator, ansible_env, ssh_a
         # each recovery says where it landed and what it tried, then checks the replacement is ready
         wait_for(lambda: rulebook.log.read_text().count("PLAY RECAP") == 3, 60, "the three recoveries finished")
         log = re.sub(r"\x1b\[[0-9;]*m", "", rulebook.log.read_text())  # ansible-playbook's colours
-        assert re.search(r"train-2 is back as %s: CPU\.8V\.32G in FIN-01, on demand \(running\).*Tried: "
-                         r"CPU\.8V\.32G in FIN-01 spot: no_capacity; CPU\.4V\.16G in FIN-01 spot: no_capacity; "
-                         r"CPU\.8V\.32G in FIN-01 on demand: deployed\"" % after["train-2"]["id"], log)
+        assert re.search(
+            r"train-2 is back as {}: CPU\.8V\.32G in FIN-01, on demand \(running\).*Tried: "
+            r"CPU\.8V\.32G in FIN-01 spot: no_capacity; CPU\.4V\.16G in FIN-01 spot: no_capacity; "
+            r"CPU\.8V\.32G in FIN-01 on demand: deployed\"".format(after["train-2"]["id"]),
+            log,
+        )
         for hostname in ("train-0", "train-1"):
-            assert re.search(r"%s is back as %s: CPU\.8V\.32G in FIN-01, spot \(running\).*Tried: "
-                             r"CPU\.8V\.32G in FIN-01 spot: deployed\"" % (hostname, after[hostname]["id"]), log)
+            assert re.search(
+                r"{} is back as {}: CPU\.8V\.32G in FIN-01, spot \(running\).*Tried: "
+                r"CPU\.8V\.32G in FIN-01 spot: deployed\"".format(hostname, after[hostname]["id"]),
+                log,
+            )
         sshd_log = sshd["log"].read_text()
         for hostname in ("train-0", "train-1", "train-2"):
             # the ready role reached it over SSH at its address and found it ready (else it fails the host)
             assert " on %s port %d " % (after[hostname]["ip"], sshd["port"]) in sshd_log
-            assert re.search(r"\n%s\s*: ok=\d+\s+changed=0\s+unreachable=0\s+failed=0" % hostname, log)
+            assert re.search(rf"\n{hostname}\s*: ok=\d+\s+changed=0\s+unreachable=0\s+failed=0", log)
         assert rulebook.poll() is None  # still watching
     finally:
         stop_rulebook(rulebook)
@@ -222,15 +267,21 @@ def test_an_eviction_seen_twice_is_replaced_once(demo_emulator, ansible_env, tmp
     shipped = yaml.safe_load((COLLECTION / "extensions/eda/rulebooks/spot_recovery.yml").read_text())
     shipped[0]["sources"].append(dict(shipped[0]["sources"][0], name="The same instance changes again"))
     (tmp_path / "twice.yml").write_text(yaml.safe_dump(shipped))
-    rulebook = start_rulebook(demo_emulator, ansible_env, tmp_path, str(tmp_path / "twice.yml"),
-                              inventory={"all": {"hosts": {"localhost": {"ansible_connection": "local"}},
-                                                 "vars": {"spot_recovery_run_ready": False}}})
+    rulebook = start_rulebook(
+        demo_emulator,
+        ansible_env,
+        tmp_path,
+        str(tmp_path / "twice.yml"),
+        inventory={
+            "all": {"hosts": {"localhost": {"ansible_connection": "local"}}, "vars": {"spot_recovery_run_ready": False}}
+        },
+    )
     try:
         before = deploy_fleet(demo_emulator, PUBLIC_KEY, {"solo-0": {"fleet": "solo"}}, sources=2)[1]
         control.evict(before["solo-0"]["id"])
         wait_for(lambda: rulebook.log.read_text().count("PLAY RECAP") == 2, 120, "both recoveries finished")
         log = rulebook.log.read_text()
-        assert log.count("solo-0 is back as %s" % live_instances(control)["solo-0"]["id"]) == 2
+        assert log.count("solo-0 is back as {}".format(live_instances(control)["solo-0"]["id"])) == 2
         records = [record for record in control.resources("instances") if record["hostname"] == "solo-0"]
         # the evicted one and a single replacement: the second run found it and deployed nothing
         assert len(records) == 2, records

@@ -118,9 +118,11 @@ def test_ansible_pings_every_host_the_api_reports_workers_through_their_jump_hos
     ssh_config = tmp_path / "ssh_config"
     known_hosts = tmp_path / "known_hosts"
     host_key = (sshd["directory"] / "host_ed25519.pub").read_text().split()[:2]
-    known_hosts.write_text("* %s\n" % " ".join(host_key))
-    ssh_config.write_text("Host *\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n  IdentityFile %s\n"
-                          "  IdentitiesOnly yes\n  BatchMode yes\n" % (known_hosts, client_key))
+    known_hosts.write_text("* {}\n".format(" ".join(host_key)))
+    ssh_config.write_text(
+        f"Host *\n  UserKnownHostsFile {known_hosts}\n  StrictHostKeyChecking yes\n  IdentityFile {client_key}\n"
+        "  IdentitiesOnly yes\n  BatchMode yes\n"
+    )
 
     env = dict(
         os.environ,
@@ -133,30 +135,51 @@ def test_ansible_pings_every_host_the_api_reports_workers_through_their_jump_hos
         CLOUDCOMPUTE_CLIENT_SECRET=emulator.client_secret,
         CLOUDCOMPUTE_TOKEN_CACHE=str(tmp_path / "tokens"),
     )
-    prefix = "e2e-%s" % uuid.uuid4().hex[:6]
+    prefix = f"e2e-{uuid.uuid4().hex[:6]}"
     playbook = tmp_path / "setup.yml"
     playbook.write_text(SETUP_PLAYBOOK)
-    setup = run([os.path.join(BIN, "ansible-playbook"), str(playbook), "-i", "localhost,", "-c", "local",
-                 "-e", "ansible_python_interpreter=%s" % sys.executable,
-                 "-e", "prefix=%s" % prefix, "-e", "public_key_file=%s.pub" % client_key,
-                 "-e", "authorized_keys_file=%s" % (sshd["directory"] / "authorized_keys")], env)
+    setup = run(
+        [
+            os.path.join(BIN, "ansible-playbook"),
+            str(playbook),
+            "-i",
+            "localhost,",
+            "-c",
+            "local",
+            "-e",
+            f"ansible_python_interpreter={sys.executable}",
+            "-e",
+            f"prefix={prefix}",
+            "-e",
+            f"public_key_file={client_key}.pub",
+            "-e",
+            "authorized_keys_file=%s" % (sshd["directory"] / "authorized_keys"),
+        ],
+        env,
+    )
     assert setup.returncode == 0, setup.stdout[-10000:] + setup.stderr[-3000:]
-    assert (sshd["directory"] / "authorized_keys").read_text().split()[:2] == (client_key.with_suffix(".pub")).read_text().split()[:2]
+    assert (sshd["directory"] / "authorized_keys").read_text().split()[:2] == (
+        client_key.with_suffix(".pub")
+    ).read_text().split()[:2]
 
     config = tmp_path / "e2e.cloudcompute.yml"
-    config.write_text(yaml.safe_dump({
-        "plugin": "cloudcompute.cloud.cloudcompute",
-        # loopback mode: a worker's private address is one the jump host (this machine) reaches
-        "worker_connect_with": "private_ip",
-        "jump_host_user": sshd["user"],
-        "jump_host_port": sshd["port"],
-        "compose": {
-            "ansible_port": str(sshd["port"]),
-            "ansible_user": "'%s'" % sshd["user"],
-            "ansible_python_interpreter": "'%s'" % sys.executable,
-        },
-    }))
-    env["ANSIBLE_SSH_ARGS"] = "-F %s" % ssh_config
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "plugin": "cloudcompute.cloud.cloudcompute",
+                # loopback mode: a worker's private address is one the jump host (this machine) reaches
+                "worker_connect_with": "private_ip",
+                "jump_host_user": sshd["user"],
+                "jump_host_port": sshd["port"],
+                "compose": {
+                    "ansible_port": str(sshd["port"]),
+                    "ansible_user": "'{}'".format(sshd["user"]),
+                    "ansible_python_interpreter": f"'{sys.executable}'",
+                },
+            }
+        )
+    )
+    env["ANSIBLE_SSH_ARGS"] = f"-F {ssh_config}"
     ping = run([os.path.join(BIN, "ansible"), "-i", str(config), "all", "-m", "ansible.builtin.ping", "-o"], env)
     assert ping.returncode == 0, ping.stdout + ping.stderr
     pinged = sorted(re.findall(r"^(\S+) \| SUCCESS => .*\"ping\": \"pong\"", ping.stdout, re.MULTILINE))
@@ -165,8 +188,11 @@ def test_ansible_pings_every_host_the_api_reports_workers_through_their_jump_hos
     instances = requests.get(emulator.api_url + "/instances", headers=token, timeout=30).json()
     clusters = requests.get(emulator.api_url + "/clusters", headers=token, timeout=30).json()
     workers = [worker for cluster in clusters for worker in cluster["worker_nodes"]]
-    reported = sorted([instance["hostname"] for instance in instances] + [cluster["hostname"] for cluster in clusters]
-                      + [worker["hostname"] for worker in workers])
+    reported = sorted(
+        [instance["hostname"] for instance in instances]
+        + [cluster["hostname"] for cluster in clusters]
+        + [worker["hostname"] for worker in workers]
+    )
     assert reported == sorted([prefix + "-vm", prefix + "-hpc", prefix + "-hpc-worker-1", prefix + "-hpc-worker-2"])
     assert pinged == reported
     assert all(address.startswith("127.") for address in [instances[0]["ip"], clusters[0]["ip"]])
@@ -174,6 +200,8 @@ def test_ansible_pings_every_host_the_api_reports_workers_through_their_jump_hos
     # Each worker was reached by a connection forwarded by the jump host's sshd (ProxyJump),
     # to the worker's own address.
     log = sshd["log"].read_text()
-    forwarded = set(re.findall(r"server_request_direct_tcpip: originator \S+ port \d+, target (\S+) port %d" % sshd["port"], log))
+    forwarded = set(
+        re.findall(r"server_request_direct_tcpip: originator \S+ port \d+, target (\S+) port %d" % sshd["port"], log)
+    )
     assert set(worker["private_ip"] for worker in workers) <= forwarded, log[-5000:]
     assert instances[0]["ip"] not in forwarded  # the instance was reached directly

@@ -94,13 +94,15 @@ def test_ready_role_on_loopback_hosts(emulator, control, sshd, tmp_path):
     # the key the instances are deployed with, installed as their first boot would
     (sshd["directory"] / "authorized_keys").write_text(client_key.with_suffix(".pub").read_text())
     known_hosts = tmp_path / "known_hosts"
-    known_hosts.write_text("* %s\n" % " ".join((sshd["directory"] / "host_ed25519.pub").read_text().split()[:2]))
+    known_hosts.write_text("* {}\n".format(" ".join((sshd["directory"] / "host_ed25519.pub").read_text().split()[:2])))
     ssh_config = tmp_path / "ssh_config"
-    ssh_config.write_text("Host *\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n  IdentityFile %s\n"
-                          "  IdentitiesOnly yes\n  BatchMode yes\n  ConnectTimeout 2\n" % (known_hosts, client_key))
+    ssh_config.write_text(
+        f"Host *\n  UserKnownHostsFile {known_hosts}\n  StrictHostKeyChecking yes\n  IdentityFile {client_key}\n"
+        "  IdentitiesOnly yes\n  BatchMode yes\n  ConnectTimeout 2\n"
+    )
     marker = tmp_path / "startup-finished"
     marker.write_text("")  # the startup script's last step
-    prefix = "ready-%s" % uuid.uuid4().hex[:6]
+    prefix = f"ready-{uuid.uuid4().hex[:6]}"
     report = tmp_path / "report.json"
     playbook = tmp_path / "ready.yml"
     playbook.write_text(PLAYBOOK)
@@ -110,20 +112,48 @@ def test_ready_role_on_loopback_hosts(emulator, control, sshd, tmp_path):
         ANSIBLE_FORCE_COLOR="0",
         ANSIBLE_LOCALHOST_WARNING="0",
         ANSIBLE_HOST_KEY_CHECKING="1",
-        ANSIBLE_SSH_ARGS="-F %s" % ssh_config,
+        ANSIBLE_SSH_ARGS=f"-F {ssh_config}",
         CLOUDCOMPUTE_API_URL=emulator.api_url,
         CLOUDCOMPUTE_CLIENT_ID=emulator.client_id,
         CLOUDCOMPUTE_CLIENT_SECRET=emulator.client_secret,
         CLOUDCOMPUTE_TOKEN_CACHE=str(tmp_path / "tokens"),
     )
     inventory = tmp_path / "hosts.yml"
-    inventory.write_text(json.dumps({"all": {
-        "hosts": {"localhost": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}},
-        "vars": {"ansible_port": sshd["port"], "ansible_user": sshd["user"], "ansible_python_interpreter": sys.executable},
-    }}))
-    result = run([os.path.join(BIN, "ansible-playbook"), str(playbook), "-i", str(inventory),
-                  "-e", "prefix=%s" % prefix, "-e", "public_key_file=%s.pub" % client_key, "-e", "marker=%s" % marker,
-                  "-e", "report=%s" % report, "-e", "closed_port=%d" % free_port()], env)
+    inventory.write_text(
+        json.dumps(
+            {
+                "all": {
+                    "hosts": {
+                        "localhost": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+                    },
+                    "vars": {
+                        "ansible_port": sshd["port"],
+                        "ansible_user": sshd["user"],
+                        "ansible_python_interpreter": sys.executable,
+                    },
+                }
+            }
+        )
+    )
+    result = run(
+        [
+            os.path.join(BIN, "ansible-playbook"),
+            str(playbook),
+            "-i",
+            str(inventory),
+            "-e",
+            f"prefix={prefix}",
+            "-e",
+            f"public_key_file={client_key}.pub",
+            "-e",
+            f"marker={marker}",
+            "-e",
+            f"report={report}",
+            "-e",
+            "closed_port=%d" % free_port(),
+        ],
+        env,
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 2, output[-10000:]  # some hosts failed, the play went on
     ready = json.loads(report.read_text())
@@ -132,14 +162,21 @@ def test_ready_role_on_loopback_hosts(emulator, control, sshd, tmp_path):
     assert gpu["connected"] is True and gpu["startup_finished"] is True
     assert gpu["gpus_expected"] == 1 and gpu["gpus_found"] is None and gpu["ok"] is False
     assert gpu["reasons"] == ["nvidia-smi is missing: no NVIDIA driver, but 1H100.80S.30V has 1 H100 GPU(s)"]
-    assert "%s-gpu is not ready: nvidia-smi is missing" % prefix in output
+    assert f"{prefix}-gpu is not ready: nvidia-smi is missing" in output
 
-    assert ready[prefix + "-cpu"] == {"connected": True, "startup_finished": True, "gpus_expected": 0, "gpus_found": None,
-                                      "gpu_model": None, "ok": True, "reasons": []}
+    assert ready[prefix + "-cpu"] == {
+        "connected": True,
+        "startup_finished": True,
+        "gpus_expected": 0,
+        "gpus_found": None,
+        "gpu_model": None,
+        "ok": True,
+        "reasons": [],
+    }
 
     late = ready[prefix + "-late"]
     assert late["connected"] is True and late["startup_finished"] is False and late["ok"] is False
-    assert late["reasons"] == ["the startup marker %s.never did not appear within 2s" % marker]
+    assert late["reasons"] == [f"the startup marker {marker}.never did not appear within 2s"]
 
     ghost = ready[prefix + "-ghost"]
     assert ghost["connected"] is False and ghost["startup_finished"] is False and ghost["ok"] is False

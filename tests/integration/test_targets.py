@@ -24,9 +24,12 @@ FORKS = 10
 
 
 def target_names():
-    return sorted(path.name for path in TARGETS.iterdir()
-                  if ((path / "tasks" / "main.yml").exists() or (path / "playbook.yml").exists())
-                  and path.name not in HELPER_ROLES)
+    return sorted(
+        path.name
+        for path in TARGETS.iterdir()
+        if ((path / "tasks" / "main.yml").exists() or (path / "playbook.yml").exists())
+        and path.name not in HELPER_ROLES
+    )
 
 
 def target_command(name, emulator, workdir):
@@ -39,11 +42,11 @@ def target_command(name, emulator, workdir):
     if not playbook.exists():
         playbook = workdir / "play.yml"
         playbook.write_text(
-            "- name: Integration target %s\n"
+            f"- name: Integration target {name}\n"
             "  hosts: localhost\n"
             "  gather_facts: false\n"
             "  roles:\n"
-            "    - role: %s\n" % (name, name)
+            f"    - role: {name}\n"
         )
     env = dict(
         os.environ,
@@ -59,10 +62,18 @@ def target_command(name, emulator, workdir):
         CLOUDCOMPUTE_TOKEN_CACHE=str(workdir / "tokens"),
     )
     command = [
-        os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), str(playbook),
-        "-i", "localhost,", "-c", "local", "--forks", str(FORKS),
-        "-e", "emulator_url=%s" % emulator.base_url,
-        "-e", "resource_prefix=it-%s" % uuid.uuid4().hex[:8],
+        os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
+        str(playbook),
+        "-i",
+        "localhost,",
+        "-c",
+        "local",
+        "--forks",
+        str(FORKS),
+        "-e",
+        f"emulator_url={emulator.base_url}",
+        "-e",
+        f"resource_prefix=it-{uuid.uuid4().hex[:8]}",
     ]
     return command, env
 
@@ -75,7 +86,7 @@ def run_target(name, emulator, tmp_path):
 @pytest.mark.parametrize("name", target_names())
 def test_target(name, emulator, control, tmp_path):
     result = run_target(name, emulator, tmp_path)
-    assert result.returncode == 0, "target %s failed:\n%s\n%s" % (name, result.stdout[-20000:], result.stderr[-5000:])
+    assert result.returncode == 0, f"target {name} failed:\n{result.stdout[-20000:]}\n{result.stderr[-5000:]}"
 
 
 def test_every_target_runs_under_ansible_test():

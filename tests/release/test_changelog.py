@@ -21,8 +21,15 @@ COLLECTION = pathlib.Path(__file__).resolve().parents[2]
 
 
 def changelog_tool(*args, cwd, env):
-    return subprocess.run([str(BIN / "antsibull-changelog"), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [str(BIN / "antsibull-changelog"), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.fixture
@@ -61,15 +68,20 @@ def test_a_release_changelog_is_generated_from_the_fragments(collection_copy, an
 
     changelog = (collection_copy / "CHANGELOG.rst").read_text()
     flat = " ".join(changelog.split())
-    assert "v%s" % galaxy["version"] in changelog
+    assert "v{}".format(galaxy["version"]) in changelog
     for section, text in entries:
-        assert text in flat, "fragment entry (%s) missing from CHANGELOG.rst: %s" % (section, text[:80])
+        assert text in flat, f"fragment entry ({section}) missing from CHANGELOG.rst: {text[:80]}"
     for module in runtime["action_groups"]["all"]:
-        assert "- cloudcompute.cloud.%s - " % module in changelog, module
+        assert f"- cloudcompute.cloud.{module} - " in changelog, module
     assert "- cloudcompute.cloud.cloudcompute - " in changelog  # the inventory plugin
     # valid reStructuredText: docutils reports nothing at warning level or above
-    docutils.core.publish_doctree(changelog, settings_overrides={"halt_level": docutils.utils.Reporter.WARNING_LEVEL,
-                                                                 "report_level": docutils.utils.Reporter.WARNING_LEVEL})
+    docutils.core.publish_doctree(
+        changelog,
+        settings_overrides={
+            "halt_level": docutils.utils.Reporter.WARNING_LEVEL,
+            "report_level": docutils.utils.Reporter.WARNING_LEVEL,
+        },
+    )
 
     # the fragments moved into changelog.yaml, which lints
     assert not list((collection_copy / "changelogs" / "fragments").glob("*.y*ml"))

@@ -28,7 +28,7 @@ def dev_pin(package):
     for line in requirement_lines(COLLECTION / "requirements-dev.txt"):
         if line.lower().startswith(package + "=="):
             return line
-    raise AssertionError("%s is not pinned in requirements-dev.txt" % package)
+    raise AssertionError(f"{package} is not pinned in requirements-dev.txt")
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +45,23 @@ def context(collection_source, collection_tarball, ansible_env, tmp_path_factory
     (tree / "dist").mkdir()
     shutil.copy2(collection_tarball, tree / "dist" / "cloudcompute-cloud.tar.gz")
     context = tree / "context"
-    result = subprocess.run([str(BIN / "ansible-builder"), "create", "--file", str(tree / "ee" / "execution-environment.yml"),
-                             "--context", str(context), "--output-filename", "Containerfile"],
-                            env=ansible_env(), capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [
+            str(BIN / "ansible-builder"),
+            "create",
+            "--file",
+            str(tree / "ee" / "execution-environment.yml"),
+            "--context",
+            str(context),
+            "--output-filename",
+            "Containerfile",
+        ],
+        env=ansible_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return context
 
@@ -59,9 +73,11 @@ def test_ansible_versions_are_the_tested_ones(definition):
 
 def test_containerfile_is_complete(context, definition):
     containerfile = (context / "Containerfile").read_text()
-    assert 'ARG EE_BASE_IMAGE="%s"' % definition["images"]["base_image"]["name"] in containerfile
-    assert 'ARG PYCMD="%s"' % definition["dependencies"]["python_interpreter"]["python_path"] in containerfile
-    assert 'ARG ANSIBLE_INSTALL_REFS="%s %s"' % (dev_pin("ansible-core"), dev_pin("ansible-runner")) in containerfile
+    assert 'ARG EE_BASE_IMAGE="{}"'.format(definition["images"]["base_image"]["name"]) in containerfile
+    assert 'ARG PYCMD="{}"'.format(definition["dependencies"]["python_interpreter"]["python_path"]) in containerfile
+    assert (
+        'ARG ANSIBLE_INSTALL_REFS="{} {}"'.format(dev_pin("ansible-core"), dev_pin("ansible-runner")) in containerfile
+    )
     stages = re.findall(r"^FROM \S+ AS (\w+)$", containerfile, re.MULTILINE)
     assert stages == ["base", "galaxy", "builder", "final"]
     assert re.search(r"^RUN .*ansible-galaxy collection install .*-r requirements.yml", containerfile, re.MULTILINE)
@@ -71,7 +87,7 @@ def test_containerfile_is_complete(context, definition):
     sources = re.findall(r"^(?:COPY|ADD) (?!--from)(\S+) \S+$", containerfile, re.MULTILINE)
     assert sources
     for source in sources:
-        assert (context / source).exists(), "the Containerfile copies %s, which is not in the context" % source
+        assert (context / source).exists(), f"the Containerfile copies {source}, which is not in the context"
 
 
 def test_context_installs_the_collection_from_the_tarball(context, collection_tarball):
@@ -84,10 +100,24 @@ def test_context_installs_the_collection_from_the_tarball(context, collection_ta
 def test_galaxy_and_builder_stages_find_the_collection_requirements(context, collection_source, ansible_env, tmp_path):
     """The galaxy stage's install (WORKDIR /build holds _build), then the builder stage's introspection."""
     collections = tmp_path / "usr-share-ansible-collections"
-    result = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--offline", "-r", "requirements.yml",
-                             "--collections-path", str(collections)],
-                            cwd=context / "_build", env=ansible_env(ANSIBLE_COLLECTIONS_PATH=collections),  # as empty as the image's
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [
+            str(BIN / "ansible-galaxy"),
+            "collection",
+            "install",
+            "--offline",
+            "-r",
+            "requirements.yml",
+            "--collections-path",
+            str(collections),
+        ],
+        cwd=context / "_build",
+        env=ansible_env(ANSIBLE_COLLECTIONS_PATH=collections),  # as empty as the image's
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     installed = collections / "ansible_collections" / "cloudcompute" / "cloud"
     assert (installed / "MANIFEST.json").is_file()
@@ -95,13 +125,29 @@ def test_galaxy_and_builder_stages_find_the_collection_requirements(context, col
     metadata = yaml.safe_load((installed / "meta" / "execution-environment.yml").read_text())
     assert metadata["dependencies"] == {"python": "requirements.txt", "system": "bindep.txt"}
 
-    result = subprocess.run([sys.executable, str(context / "_build" / "scripts" / "introspect.py"), "introspect", str(collections),
-                             "--write-pip", str(tmp_path / "requirements.txt"), "--write-bindep", str(tmp_path / "bindep.txt")],
-                            env=ansible_env(), capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(context / "_build" / "scripts" / "introspect.py"),
+            "introspect",
+            str(collections),
+            "--write-pip",
+            str(tmp_path / "requirements.txt"),
+            "--write-bindep",
+            str(tmp_path / "bindep.txt"),
+        ],
+        env=ansible_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     for kind, declared in (("requirements.txt", "requirements.txt"), ("bindep.txt", "bindep.txt")):
         found = requirement_lines(tmp_path / kind)
-        expected = ["%s  # from collection cloudcompute.cloud" % line for line in requirement_lines(collection_source / declared)]
+        expected = [
+            f"{line}  # from collection cloudcompute.cloud" for line in requirement_lines(collection_source / declared)
+        ]
         assert expected and found == expected, kind
 
 
@@ -110,7 +156,12 @@ def test_collection_requirements_are_complete(collection_source):
     imported = set()
     for path in (collection_source / "plugins").rglob("*.py"):
         imported.update(re.findall(r"^\s*(?:import|from) (\w+)", path.read_text(), re.MULTILINE))
-    third_party = {name for name in imported
-                   if name not in sys.stdlib_module_names and name not in ("ansible", "ansible_collections", "__future__")}
-    declared = {re.split(r"[<>=!~; \[]", line)[0].lower() for line in requirement_lines(collection_source / "requirements.txt")}
+    third_party = {
+        name
+        for name in imported
+        if name not in sys.stdlib_module_names and name not in ("ansible", "ansible_collections", "__future__")
+    }
+    declared = {
+        re.split(r"[<>=!~; \[]", line)[0].lower() for line in requirement_lines(collection_source / "requirements.txt")
+    }
     assert third_party == declared

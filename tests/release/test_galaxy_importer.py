@@ -19,10 +19,20 @@ CONFIG = pathlib.Path(__file__).with_name("galaxy-importer.cfg")
 
 
 def test_galaxy_importer_accepts_the_tarball(collection_tarball, collection_source, ansible_env, tmp_path):
-    env = ansible_env(GALAXY_IMPORTER_CONFIG=CONFIG, GALAXY_IMPORTER_ANSIBLE_LOCAL_TMP=tmp_path / "ansible-tmp",
-                      PATH="%s%s%s" % (BIN, os.pathsep, os.environ["PATH"]))
-    result = subprocess.run([sys.executable, "-m", "galaxy_importer.main", str(collection_tarball)], cwd=tmp_path,
-                            env=env, capture_output=True, text=True, timeout=600, check=False)
+    env = ansible_env(
+        GALAXY_IMPORTER_CONFIG=CONFIG,
+        GALAXY_IMPORTER_ANSIBLE_LOCAL_TMP=tmp_path / "ansible-tmp",
+        PATH="{}{}{}".format(BIN, os.pathsep, os.environ["PATH"]),
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "galaxy_importer.main", str(collection_tarball)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     output = result.stdout + result.stderr
     print(output)  # the importer's log, shown with -s or on failure
     assert result.returncode == 0, output
@@ -38,7 +48,10 @@ def test_galaxy_importer_accepts_the_tarball(collection_tarball, collection_sour
     assert modules == set(runtime["action_groups"]["all"])
     assert ("inventory", "cloudcompute") in contents
     # ansible-doc found every plugin's documentation
-    documented = {(item["content_type"], item["content_name"]) for item in imported["docs_blob"]["contents"]
-                  if item["doc_strings"]}
+    documented = {
+        (item["content_type"], item["content_name"])
+        for item in imported["docs_blob"]["contents"]
+        if item["doc_strings"]
+    }
     assert {("module", name) for name in modules} | {("inventory", "cloudcompute")} <= documented
     assert imported["docs_blob"]["collection_readme"]["html"]

@@ -32,7 +32,7 @@ FIGURES = collections.OrderedDict()
 def report(scenario, line):
     """A figure for the end-of-run summary (and the test's own output)."""
     FIGURES.setdefault(scenario, []).append(line)
-    print("%s: %s" % (scenario, line))
+    print(f"{scenario}: {line}")
 
 
 # Under pytest-xdist the scenarios run in workers: each sends its figures to the controller,
@@ -82,7 +82,7 @@ class PlaybookRun:
         lines = []
         for entry in self.failed[:10]:
             result = entry["result"]
-            lines.append("%s | %s | %s" % (entry["host"], entry["task"], result.get("msg") or result))
+            lines.append("{} | {} | {}".format(entry["host"], entry["task"], result.get("msg") or result))
         return "\n".join(lines) or "(no failed result recorded)\n" + self.stdout[-5000:] + self.stderr[-3000:]
 
 
@@ -124,8 +124,16 @@ def playbook_environment(emulator, workdir, extra=None):
 
 
 def playbook_command(playbook, extra_vars=None, forks=FORKS, args=()):
-    command = [ansible_command("ansible-playbook"), str(playbook), "-i", "localhost,", "-c", "local",
-               "--forks", str(forks)]
+    command = [
+        ansible_command("ansible-playbook"),
+        str(playbook),
+        "-i",
+        "localhost,",
+        "-c",
+        "local",
+        "--forks",
+        str(forks),
+    ]
     if extra_vars:
         command += ["-e", json.dumps(extra_vars)]
     return command + list(args)
@@ -140,13 +148,21 @@ class BackgroundPlaybook:
         if os.path.exists(self.results_file):
             os.unlink(self.results_file)
         self.started = time.monotonic()
-        self.process = subprocess.Popen(playbook_command(playbook, extra_vars, forks), env=environment,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            playbook_command(playbook, extra_vars, forks),
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def finish(self, timeout=600):
         stdout, stderr = self.process.communicate(timeout=timeout)
-        return PlaybookRun(subprocess.CompletedProcess(self.process.args, self.process.returncode, stdout, stderr),
-                           self.results_file, time.monotonic() - self.started)
+        return PlaybookRun(
+            subprocess.CompletedProcess(self.process.args, self.process.returncode, stdout, stderr),
+            self.results_file,
+            time.monotonic() - self.started,
+        )
 
 
 def run_playbook(playbook, emulator, workdir, extra_vars=None, forks=FORKS, env=None, args=(), timeout=600):
@@ -155,8 +171,14 @@ def run_playbook(playbook, emulator, workdir, extra_vars=None, forks=FORKS, env=
     if os.path.exists(results_file):
         os.unlink(results_file)
     started = time.monotonic()
-    process = subprocess.run(playbook_command(playbook, extra_vars, forks, args), env=environment,
-                             capture_output=True, text=True, timeout=timeout, check=False)
+    process = subprocess.run(
+        playbook_command(playbook, extra_vars, forks, args),
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     return PlaybookRun(process, results_file, time.monotonic() - started)
 
 
@@ -193,5 +215,8 @@ def api_requests(control, since=0):
 
 def mutating(entries):
     """Requests that could change something (the token exchange changes nothing that matters)."""
-    return [entry for entry in entries
-            if entry["method"] in MUTATING_METHODS and not entry["path"].endswith("/oauth2/token")]
+    return [
+        entry
+        for entry in entries
+        if entry["method"] in MUTATING_METHODS and not entry["path"].endswith("/oauth2/token")
+    ]

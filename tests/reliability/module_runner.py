@@ -24,20 +24,24 @@ init_plugin_loader()
 
 COLLECTION = "ansible_collections.cloudcompute.cloud"
 # this file is tests/reliability/ in the collection
-MODULES_DIRECTORY = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                 "plugins", "modules")
+MODULES_DIRECTORY = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "plugins", "modules"
+)
 TRACEBACK_MARK = "Traceback (most recent call last)"
 
 
 def module_names():
     """Every module of the collection (the copy this suite runs from)."""
-    return sorted(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(MODULES_DIRECTORY, "*.py"))
-                  if not os.path.basename(path).startswith("_"))
+    return sorted(
+        os.path.basename(path)[:-3]
+        for path in glob.glob(os.path.join(MODULES_DIRECTORY, "*.py"))
+        if not os.path.basename(path).startswith("_")
+    )
 
 
 def run_module(name, args):
     """The module's result dict, or ``{"traceback": text}`` when it crashed or printed no JSON."""
-    module = importlib.import_module("%s.plugins.modules.%s" % (COLLECTION, name))
+    module = importlib.import_module(f"{COLLECTION}.plugins.modules.{name}")
     output = io.StringIO()
     try:
         with patch_module_args(args), contextlib.redirect_stdout(output):
@@ -56,8 +60,14 @@ def run_module(name, args):
 def is_clear_failure(result):
     """A failed result whose ``msg`` a user can read: a non-empty text, no traceback."""
     message = result.get("msg")
-    return (result.get("failed") is True and isinstance(message, str) and message.strip() != ""
-            and TRACEBACK_MARK not in message and "traceback" not in result and "exception" not in result)
+    return (
+        result.get("failed") is True
+        and isinstance(message, str)
+        and message.strip() != ""
+        and TRACEBACK_MARK not in message
+        and "traceback" not in result
+        and "exception" not in result
+    )
 
 
 def module_options(names):
@@ -65,7 +75,9 @@ def module_options(names):
     the sanity tests hold equal to its argument spec."""
     options = {}
     for name in names:
-        doc = get_docstring(os.path.join(MODULES_DIRECTORY, name + ".py"), fragment_loader, collection_name="cloudcompute.cloud")[0]
+        doc = get_docstring(
+            os.path.join(MODULES_DIRECTORY, name + ".py"), fragment_loader, collection_name="cloudcompute.cloud"
+        )[0]
         options[name] = doc.get("options") or {}
     return options
 
@@ -76,12 +88,16 @@ class ModuleWorld:
     def __init__(self, emulator, token_cache):
         self.emulator = emulator
         self.control = emulator.control
-        self.connection = {"api_url": emulator.api_url, "client_id": emulator.client_id,
-                           "client_secret": emulator.client_secret, "token_cache": token_cache}
+        self.connection = {
+            "api_url": emulator.api_url,
+            "client_id": emulator.client_id,
+            "client_secret": emulator.client_secret,
+            "token_cache": token_cache,
+        }
 
     def run(self, module, args):
         """(result, requests the run made)."""
-        before = self.control.requests(since=2 ** 62)["total"]
+        before = self.control.requests(since=2**62)["total"]
         result = run_module(module, dict(args, **self.connection))
         return result, self.control.requests(since=before)["requests"]
 

@@ -46,9 +46,17 @@ def test_under_umask_000_the_cache_is_private(emulator, control, tmp_path):
     assert run.returncode == 0 and not run.failed, run.describe_failures()
     directories = [tmp_path / "home", tmp_path / "home" / "cache", cache]
     files = sorted(cache.iterdir())
-    report("cache permissions", "umask 000: %d directories created 0%o, %d files (%s) 0%o"
-           % (len(directories), mode(cache), len(files), ", ".join(sorted(set(path.suffix for path in files))),
-              max(mode(path) for path in files)))
+    report(
+        "cache permissions",
+        "umask 000: %d directories created 0%o, %d files (%s) 0%o"
+        % (
+            len(directories),
+            mode(cache),
+            len(files),
+            ", ".join(sorted(set(path.suffix for path in files))),
+            max(mode(path) for path in files),
+        ),
+    )
     assert [mode(path) for path in directories] == [0o700] * 3
     # the tokens, their lock, the shared rate-limit state and its lock, the SSH key's create lock
     assert {path.suffix for path in files} >= {".json", ".lock", ".ratelimit"}
@@ -61,8 +69,11 @@ def test_a_cache_others_can_write_to_is_refused_before_any_request(emulator, con
     cache.chmod(0o777)
     run = converge(emulator, tmp_path, cache)
     messages = [entry["result"].get("msg", "") for entry in run.failed]
-    report("cache permissions", "a cache directory of mode 0777: refused (%s), %d API requests"
-           % (messages[0][:60] if messages else "not refused", len(api_requests(control))))
+    report(
+        "cache permissions",
+        "a cache directory of mode 0777: refused (%s), %d API requests"
+        % (messages[0][:60] if messages else "not refused", len(api_requests(control))),
+    )
     assert run.returncode != 0 and len(messages) == 1
     assert "writable by others" in messages[0] and "token_cache to false" in messages[0]
     assert api_requests(control) == []
@@ -80,7 +91,11 @@ def test_a_symlink_planted_at_the_lock_is_never_followed(emulator, control, tmp_
         token.unlink()  # the next task must exchange credentials, under the lock
     run = converge(emulator, tmp_path, cache)
     messages = [entry["result"].get("msg", "") for entry in run.failed]
-    report("cache permissions", "a symlink at the token lock: %s; its target created: %s"
-           % ("refused" if messages else "followed", victim.exists()))
+    report(
+        "cache permissions",
+        "a symlink at the token lock: {}; its target created: {}".format(
+            "refused" if messages else "followed", victim.exists()
+        ),
+    )
     assert run.returncode != 0 and "symbolic link" in messages[0]
     assert not victim.exists()

@@ -10,7 +10,6 @@ import json
 
 import pytest
 from cloudcompute_emulator.testing import run_emulator
-
 from conftest import PLAYBOOKS, BackgroundPlaybook, api_requests, report
 from test_faults import RATE_LIMITS, Bursts, steady_faults
 
@@ -47,9 +46,14 @@ SCENARIOS = [
 ]
 
 
-@pytest.mark.parametrize("runs,one_machine,faults", SCENARIOS,
-                         ids=["%d-runs-%s%s" % (runs, "one-machine" if one else "several-machines", "-faults" if faults else "")
-                              for runs, one, faults in SCENARIOS])
+@pytest.mark.parametrize(
+    "runs,one_machine,faults",
+    SCENARIOS,
+    ids=[
+        "%d-runs-%s%s" % (runs, "one-machine" if one else "several-machines", "-faults" if faults else "")
+        for runs, one, faults in SCENARIOS
+    ],
+)
 def test_concurrent_runs_converge_without_duplicates(tmp_path, runs, one_machine, faults):
     prefix = "race%d%s%s" % (runs, "o" if one_machine else "s", "f" if faults else "")
     hostnames = ["%s-%02d" % (prefix, number) for number in range(1, FLEET_SIZE + 1)]
@@ -64,9 +68,17 @@ def test_concurrent_runs_converge_without_duplicates(tmp_path, runs, one_machine
         try:
             # one machine: the runs share one token cache (and so the create locks beside it)
             shared = {"CLOUDCOMPUTE_TOKEN_CACHE": str(tmp_path / "tokens")} if one_machine else None
-            started = [BackgroundPlaybook(PLAYBOOKS / "concurrent.yml", emulator, tmp_path / ("run%d" % number),
-                                          extra_vars=extra_vars, forks=FORKS, env=shared)
-                       for number in range(runs)]
+            started = [
+                BackgroundPlaybook(
+                    PLAYBOOKS / "concurrent.yml",
+                    emulator,
+                    tmp_path / ("run%d" % number),
+                    extra_vars=extra_vars,
+                    forks=FORKS,
+                    env=shared,
+                )
+                for number in range(runs)
+            ]
             finished = [run.finish(timeout=900) for run in started]
         finally:
             if bursts:
@@ -82,8 +94,10 @@ def test_concurrent_runs_converge_without_duplicates(tmp_path, runs, one_machine
     for number, run in enumerate(finished):
         (tmp_path / ("run%d" % number) / "output.txt").write_text(run.stdout + run.stderr)
         (tmp_path / "requests.json").write_text(json.dumps(log, indent=1))
-        assert run.returncode == 0 and not run.failed, "%s (outputs in %s)" % (run.describe_failures(), tmp_path)
-    warnings = sum(run.stdout.count("another run created") + run.stderr.count("another run created") for run in finished)
+        assert run.returncode == 0 and not run.failed, f"{run.describe_failures()} (outputs in {tmp_path})"
+    warnings = sum(
+        run.stdout.count("another run created") + run.stderr.count("another run created") for run in finished
+    )
 
     # no duplicate left: every name carried by exactly one live resource
     for hostname in hostnames:
@@ -102,20 +116,34 @@ def test_concurrent_runs_converge_without_duplicates(tmp_path, runs, one_machine
     assert all(item.get("is_permanently_deleted") for item in lost_volumes), lost_volumes
 
     # a create whose connection was dropped after it took effect counts too
-    created = [entry for entry in log if entry["method"] == "POST" and (entry["handler_status"] or entry["status"] or 999) < 300
-               and entry["path"].rstrip("/") in ("/v1/instances", "/v1/ssh-keys", "/v1/scripts")]
+    created = [
+        entry
+        for entry in log
+        if entry["method"] == "POST"
+        and (entry["handler_status"] or entry["status"] or 999) < 300
+        and entry["path"].rstrip("/") in ("/v1/instances", "/v1/ssh-keys", "/v1/scripts")
+    ]
     instance_spans = duplicate_seconds(instances, "hostname", hostnames)
     script_spans = duplicate_seconds(scripts, "name", [prefix + "-init"])
     key_spans = duplicate_seconds(ssh_keys, "name", [prefix + "-key"])
     spans = instance_spans + script_spans + key_spans
     scenario = "concurrent runs: %d runs, %s%s" % (
-        runs, "one machine" if one_machine else "several machines", ", faults" if faults else "")
-    report(scenario, "%d instances + 1 SSH key + 1 script converged by each run in %s s; 0 failed tasks, "
-           "0 duplicates left" % (FLEET_SIZE, ", ".join("%.0f" % run.seconds for run in finished)))
-    report(scenario, "creates sent: %d (%d resources wanted); resources discarded by losing runs: %d instances, %d scripts, "
-           "%d SSH keys; adoption warnings: %d"
-           % (len(created), FLEET_SIZE + 2, len(instance_spans), len(script_spans), len(key_spans), warnings))
-    report(scenario, "duplicate-seconds: %.1f in all, longest %.1f s" % (sum(spans), max(spans or [0])))
+        runs,
+        "one machine" if one_machine else "several machines",
+        ", faults" if faults else "",
+    )
+    report(
+        scenario,
+        "%d instances + 1 SSH key + 1 script converged by each run in %s s; 0 failed tasks, "
+        "0 duplicates left" % (FLEET_SIZE, ", ".join(f"{run.seconds:.0f}" for run in finished)),
+    )
+    report(
+        scenario,
+        "creates sent: %d (%d resources wanted); resources discarded by losing runs: %d instances, %d scripts, "
+        "%d SSH keys; adoption warnings: %d"
+        % (len(created), FLEET_SIZE + 2, len(instance_spans), len(script_spans), len(key_spans), warnings),
+    )
+    report(scenario, f"duplicate-seconds: {sum(spans):.1f} in all, longest {max(spans or [0]):.1f} s")
     if one_machine and not faults:
         # the create locks leave nothing to settle
         assert not spans and len(created) == FLEET_SIZE + 2

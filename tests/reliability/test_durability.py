@@ -11,7 +11,6 @@ server dies, and the client retries them once the emulator is back.
 import time
 
 from cloudcompute_emulator.testing import run_emulator
-
 from conftest import PLAYBOOKS, BackgroundPlaybook, EmulatorView, report, run_playbook
 
 FLEET_SIZE = 8
@@ -21,12 +20,25 @@ KINDS = ("instances", "volumes", "ssh_keys", "tags")
 
 def snapshot(control):
     """id -> (name, status) of every stored record of the kinds that matter here."""
-    return dict((kind, dict((record["id"], (record.get("hostname") or record.get("name") or record.get("key"), record.get("removed_at")))
-                            for record in control.resources(kind))) for kind in KINDS)
+    return dict(
+        (
+            kind,
+            dict(
+                (
+                    record["id"],
+                    (record.get("hostname") or record.get("name") or record.get("key"), record.get("removed_at")),
+                )
+                for record in control.resources(kind)
+            ),
+        )
+        for kind in KINDS
+    )
 
 
 def acknowledged_deploys(control):
-    return [entry for entry in control.requests(method="POST", path="/v1/instances")["requests"] if entry["status"] == 202]
+    return [
+        entry for entry in control.requests(method="POST", path="/v1/instances")["requests"] if entry["status"] == 202
+    ]
 
 
 def test_kill_and_restart_in_the_middle_of_a_fleet_run(tmp_path):
@@ -52,13 +64,22 @@ def test_kill_and_restart_in_the_middle_of_a_fleet_run(tmp_path):
             view = EmulatorView(second.control)
 
     lost = dict((kind, sorted(set(before[kind].items()) - set(after_restart[kind].items()))) for kind in KINDS)
-    duplicates = view.duplicates(hostnames, ["%s-data" % name for name in hostnames])
-    report("durability", "killed after %d of %d deploys were acknowledged, %d records stored; lost after the "
-                         "restart: %d; the interrupted run %s; re-run %s in %.0f s; duplicates: %d"
-           % (acknowledged, FLEET_SIZE, sum(len(records) for records in before.values()),
-              sum(len(records) for records in lost.values()),
-              "ended ok" if interrupted.returncode == 0 else "failed %d task(s)" % len(interrupted.failed),
-              "converged" if rerun.returncode == 0 and not rerun.failed else "FAILED", rerun.seconds, len(duplicates)))
+    duplicates = view.duplicates(hostnames, [f"{name}-data" for name in hostnames])
+    report(
+        "durability",
+        "killed after %d of %d deploys were acknowledged, %d records stored; lost after the "
+        "restart: %d; the interrupted run %s; re-run %s in %.0f s; duplicates: %d"
+        % (
+            acknowledged,
+            FLEET_SIZE,
+            sum(len(records) for records in before.values()),
+            sum(len(records) for records in lost.values()),
+            "ended ok" if interrupted.returncode == 0 else "failed %d task(s)" % len(interrupted.failed),
+            "converged" if rerun.returncode == 0 and not rerun.failed else "FAILED",
+            rerun.seconds,
+            len(duplicates),
+        ),
+    )
 
     assert all(records == [] for records in lost.values()), lost
     assert rerun.returncode == 0 and not rerun.failed, rerun.describe_failures()
@@ -66,4 +87,4 @@ def test_kill_and_restart_in_the_middle_of_a_fleet_run(tmp_path):
     running = [item for item in view.live_instances() if item["hostname"] in hostnames]
     assert sorted(item["hostname"] for item in running) == hostnames
     assert set(item["status"] for item in running) == {"running"}
-    assert all(len(view.volumes_named("%s-data" % name)) == 1 for name in hostnames)
+    assert all(len(view.volumes_named(f"{name}-data")) == 1 for name in hostnames)

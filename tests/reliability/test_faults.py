@@ -8,7 +8,6 @@ import json
 import threading
 
 from cloudcompute_emulator.testing import run_emulator
-
 from conftest import PLAYBOOKS, EmulatorView, api_requests, report, run_playbook
 
 FLEET_SIZE = 20
@@ -20,8 +19,11 @@ BURST_SECONDS = 1.5
 
 # The real rate limiter stays on, with room for a 20-fork fleet: the injected 429 bursts are
 # what this scenario is about (tests/integration's instance_fleet runs the production quotas).
-RATE_LIMITS = {"project_quota": 5000, "endpoint_quota": 600,
-               "overrides": {"GET /v1/instances": 1200, "GET /v1/volumes": 1200}}
+RATE_LIMITS = {
+    "project_quota": 5000,
+    "endpoint_quota": 600,
+    "overrides": {"GET /v1/instances": 1200, "GET /v1/volumes": 1200},
+}
 
 
 def steady_faults(control):
@@ -66,8 +68,16 @@ def test_fleet_survives_faults(tmp_path):
         bursts = Bursts(control)
         bursts.start()
         try:
-            run = run_playbook(PLAYBOOKS / "fleet.yml", emulator, tmp_path, extra_vars={
-                "fleet_prefix": PREFIX, "fleet_size": FLEET_SIZE, "fleet_phases": ["create", "stop", "start", "delete"]})
+            run = run_playbook(
+                PLAYBOOKS / "fleet.yml",
+                emulator,
+                tmp_path,
+                extra_vars={
+                    "fleet_prefix": PREFIX,
+                    "fleet_size": FLEET_SIZE,
+                    "fleet_phases": ["create", "stop", "start", "delete"],
+                },
+            )
         finally:
             bursts.stopped.set()
             bursts.join()
@@ -77,34 +87,52 @@ def test_fleet_survives_faults(tmp_path):
         view = EmulatorView(control)
     (tmp_path / "requests.json").write_text(json.dumps(log, indent=1))
 
-    injected = collections.Counter(dict(("%s (bursts)" % status, hits) for status, hits in bursts.hits.items()))
+    injected = collections.Counter(dict((f"{status} (bursts)", hits) for status, hits in bursts.hits.items()))
     for fault in faults["faults"]:
         kind = "dropped after commit" if fault["drop_connection"] else str(fault["status"])
         injected[kind] += fault["hits"]
-    failed_requests = [entry for entry in log if entry["connection_dropped"] or (entry["status"] or 0) >= 500
-                       or entry["status"] == 429]
-    data_names = ["%s-data" % name for name in hostnames]
-    scratch_names = ["%s-scratch" % name for name in hostnames]
+    failed_requests = [
+        entry for entry in log if entry["connection_dropped"] or (entry["status"] or 0) >= 500 or entry["status"] == 429
+    ]
+    data_names = [f"{name}-data" for name in hostnames]
+    scratch_names = [f"{name}-scratch" for name in hostnames]
     duplicates = view.duplicates(hostnames, data_names + scratch_names)
-    tasks = [entry for entry in run.results if entry["action"].startswith("cloudcompute.cloud.") and entry["outcome"] != "skipped"]
-    report("faults", "%d module tasks on %d hosts in %.0f s, %d API requests" % (len(tasks), FLEET_SIZE, run.seconds, len(log)))
-    report("faults", "faults injected: %d (%s); %d bursts of %.1f s"
-           % (faults["injected_total"], ", ".join("%s: %d" % item for item in sorted(injected.items())),
-              sum(bursts.count.values()), BURST_SECONDS))
+    tasks = [
+        entry
+        for entry in run.results
+        if entry["action"].startswith("cloudcompute.cloud.") and entry["outcome"] != "skipped"
+    ]
+    report(
+        "faults",
+        "%d module tasks on %d hosts in %.0f s, %d API requests" % (len(tasks), FLEET_SIZE, run.seconds, len(log)),
+    )
+    report(
+        "faults",
+        "faults injected: %d (%s); %d bursts of %.1f s"
+        % (
+            faults["injected_total"],
+            ", ".join("%s: %d" % item for item in sorted(injected.items())),
+            sum(bursts.count.values()),
+            BURST_SECONDS,
+        ),
+    )
     report("faults", "requests that failed and were retried or resolved by a lookup: %d" % len(failed_requests))
     report("faults", "tasks failed: %d, duplicates found: %d" % (len(run.failed), len(duplicates)))
 
     assert run.returncode == 0 and not run.failed, run.describe_failures()
-    assert faults["injected_total"] >= 50, "too few faults to prove anything: %s" % faults
+    assert faults["injected_total"] >= 50, f"too few faults to prove anything: {faults}"
     assert duplicates == []
     # the declared end state: no instance; each host's data and scratch volumes kept, detached
     assert view.live_instances() == []
     for hostname in hostnames:
         assert len(view.instances_named(hostname)) == 1
-        for name in ("%s-data" % hostname, "%s-scratch" % hostname):
+        for name in (f"{hostname}-data", f"{hostname}-scratch"):
             [volume] = view.volumes_named(name)
-            assert volume["status"] == "detached", "%s was %s" % (name, volume["status"])
-    lost = [volume["name"] for volume in view.volumes
-            if volume["name"] in data_names + scratch_names and volume["status"] == "deleted"]
+            assert volume["status"] == "detached", "{} was {}".format(name, volume["status"])
+    lost = [
+        volume["name"]
+        for volume in view.volumes
+        if volume["name"] in data_names + scratch_names and volume["status"] == "deleted"
+    ]
     assert lost == []
     report("faults", "data volumes lost: %d of %d" % (len(lost), 2 * FLEET_SIZE))

@@ -13,7 +13,6 @@ import threading
 import time
 
 import pytest
-
 from conftest import report
 from module_runner import run_module
 
@@ -85,8 +84,19 @@ def servers():
 
 def run(api, module="ssh_key_info", tmp_path=None, **args):
     started = time.monotonic()
-    result = run_module(module, dict({"api_url": api.url + "/v1", "client_id": "hostile", "client_secret": CLIENT_SECRET,
-                                      "token_cache": False, "request_timeout": 2}, **args))
+    result = run_module(
+        module,
+        dict(
+            {
+                "api_url": api.url + "/v1",
+                "client_id": "hostile",
+                "client_secret": CLIENT_SECRET,
+                "token_cache": False,
+                "request_timeout": 2,
+            },
+            **args,
+        ),
+    )
     result["seconds"] = time.monotonic() - started
     assert "traceback" not in result, result["traceback"]
     assert CLIENT_SECRET not in json.dumps(result)
@@ -94,7 +104,9 @@ def run(api, module="ssh_key_info", tmp_path=None, **args):
 
 
 def outcome(case, result):
-    OUTCOMES.append("%s -> %s (%.1f s)" % (case, result["msg"] if result.get("failed") else "ok", result["seconds"]))
+    OUTCOMES.append(
+        "{} -> {} ({:.1f} s)".format(case, result["msg"] if result.get("failed") else "ok", result["seconds"])
+    )
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -108,7 +120,8 @@ def summary():
 def test_the_token_exchange_follows_no_redirect(servers, status):
     api, other = servers
     api.routes[("POST", "/v1/oauth2/token")] = lambda handler: answer(
-        handler, status, {}, {"Location": other.url + "/steal?x=1"})
+        handler, status, {}, {"Location": other.url + "/steal?x=1"}
+    )
     other.routes[("POST", "*")] = token
     result = run(api)
     assert result["failed"] and "token exchange follows no redirect" in result["msg"], result
@@ -120,15 +133,17 @@ def test_the_token_exchange_follows_no_redirect(servers, status):
 @pytest.mark.parametrize("target", ["other host", "same host, other port", "https on the same host"])
 def test_reads_follow_no_redirect_to_another_origin(servers, target):
     api, other = servers
-    location = {"other host": other.url.replace("127.0.0.1", "localhost"),
-                "same host, other port": other.url,
-                "https on the same host": api.url.replace("http:", "https:")}[target] + "/v1/ssh-keys"
+    location = {
+        "other host": other.url.replace("127.0.0.1", "localhost"),
+        "same host, other port": other.url,
+        "https on the same host": api.url.replace("http:", "https:"),
+    }[target] + "/v1/ssh-keys"
     api.routes[("GET", "/v1/ssh-keys")] = lambda handler: answer(handler, 302, {}, {"Location": location})
     other.routes[("GET", "*")] = lambda handler: answer(handler, 200, [KEY])
     result = run(api)
     assert result["failed"] and "redirect to another server" in result["msg"], result
     assert other.requests == []
-    outcome("GET redirected to %s" % target, result)
+    outcome(f"GET redirected to {target}", result)
 
 
 def test_a_redirect_within_the_api_is_followed(servers):
@@ -219,11 +234,12 @@ def test_a_huge_body_is_refused(servers, declared):
 def test_an_absurd_retry_after_fails_at_once(servers, value):
     api, _other = servers
     api.routes[("GET", "/v1/ssh-keys")] = lambda handler: answer(
-        handler, 429, {"code": "rate_limited", "message": "slow down"}, {"Retry-After": value})
+        handler, 429, {"code": "rate_limited", "message": "slow down"}, {"Retry-After": value}
+    )
     result = run(api)
     assert result["failed"] and result["failure"]["status"] == 429, result
     assert "beyond the 900 seconds" in result["msg"] and result["seconds"] < 5, result
-    outcome("429 with Retry-After: %s" % value, result)
+    outcome(f"429 with Retry-After: {value}", result)
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "soon"])
@@ -238,18 +254,25 @@ def test_a_meaningless_retry_after_is_a_short_backoff(servers, value):
     api.routes[("GET", "/v1/ssh-keys")] = rate_limited_once
     result = run(api)
     assert not result.get("failed") and result["seconds"] < 5, result
-    outcome("429 with Retry-After: %s, then 200" % value, result)
+    outcome(f"429 with Retry-After: {value}, then 200", result)
 
 
-@pytest.mark.parametrize("case, path, raw, expected", [
-    ("invalid JSON", "/v1/ssh-keys", b"[{not json", "a string, not a JSON object or list"),
-    ("a string for a list", "/v1/ssh-keys", b'"keys"', "a string, not a JSON object or list"),
-    ("an object for a list", "/v1/ssh-keys", b'{"items": []}', "a JSON object where a list of objects"),
-    ("a null element", "/v1/ssh-keys", b'[null]', "a list holding null"),
-    ("two keys for one", "/v1/ssh-keys/k1", json.dumps([KEY, dict(KEY, id="k2")]).encode(),
-     "a list of 2 items where one object was expected"),
-    ("a number for an object", "/v1/ssh-keys/k1", b"42", "a JSON number where one object"),
-])
+@pytest.mark.parametrize(
+    "case, path, raw, expected",
+    [
+        ("invalid JSON", "/v1/ssh-keys", b"[{not json", "a string, not a JSON object or list"),
+        ("a string for a list", "/v1/ssh-keys", b'"keys"', "a string, not a JSON object or list"),
+        ("an object for a list", "/v1/ssh-keys", b'{"items": []}', "a JSON object where a list of objects"),
+        ("a null element", "/v1/ssh-keys", b"[null]", "a list holding null"),
+        (
+            "two keys for one",
+            "/v1/ssh-keys/k1",
+            json.dumps([KEY, dict(KEY, id="k2")]).encode(),
+            "a list of 2 items where one object was expected",
+        ),
+        ("a number for an object", "/v1/ssh-keys/k1", b"42", "a JSON number where one object"),
+    ],
+)
 def test_wrong_types_and_invalid_json_are_clear_failures(servers, case, path, raw, expected):
     api, _other = servers
     api.routes[("GET", path)] = lambda handler: answer(handler, 200, raw=raw)

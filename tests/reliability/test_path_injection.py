@@ -6,7 +6,6 @@ witness: the refused runs made no request at all.
 
 import pytest
 from cloudcompute_emulator.testing import run_emulator
-
 from conftest import report
 from module_runner import ModuleWorld
 
@@ -43,8 +42,11 @@ def world(tmp_path_factory):
         world = ModuleWorld(emulator, str(tmp_path_factory.mktemp("tokens")))
         world.key = world.make("ssh_key", {"name": "bystander", "public_key": PUBLIC_KEY})
         yield world
-    report("path injection", "%d hostile ids and names refused before any request, naming the option: %s"
-           % (len(REFUSED), ", ".join(sorted(set(REFUSED)))))
+    report(
+        "path injection",
+        "%d hostile ids and names refused before any request, naming the option: %s"
+        % (len(REFUSED), ", ".join(sorted(set(REFUSED)))),
+    )
 
 
 def assert_refused_without_a_request(world, module, option, args, allowed=()):
@@ -54,8 +56,8 @@ def assert_refused_without_a_request(world, module, option, args, allowed=()):
     assert result.get("failed") and not result.get("changed"), result
     assert result["msg"].startswith((option + " ", option + ":")), result["msg"]
     sent = [(entry["method"], entry["path"]) for entry in requests if entry["path"] != "/v1/oauth2/token"]
-    assert sent == list(allowed), "%s sent %r" % (module, sent)
-    REFUSED.append("%s.%s" % (module, option))
+    assert sent == list(allowed), f"{module} sent {sent!r}"
+    REFUSED.append(f"{module}.{option}")
 
 
 @pytest.mark.parametrize("module, option, args", ID_OPTIONS, ids=[case[0] for case in ID_OPTIONS])
@@ -78,13 +80,19 @@ def test_tag_and_availability_values_reach_the_path_as_one_segment(world):
     assert all(entry["method"] == "GET" and entry["path"] == "/v1/instances" for entry in requests), requests
     assert_refused_without_a_request(world, "availability_info", "type", {"type": "../instance-types"})
     # the deployment is looked up first; the template never is
-    assert_refused_without_a_request(world, "container_deployment", "template.id",
-                                     {"name": "ok-app", "state": "present", "template": {"id": "../templates"}},
-                                     allowed=[("GET", "/v1/container-deployments/ok-app")])
+    assert_refused_without_a_request(
+        world,
+        "container_deployment",
+        "template.id",
+        {"name": "ok-app", "state": "present", "template": {"id": "../templates"}},
+        allowed=[("GET", "/v1/container-deployments/ok-app")],
+    )
 
 
 def test_the_legitimate_id_is_the_one_request_made(world):
     result, requests = world.run("ssh_key", {"id": world.key["ssh_key"]["id"], "state": "absent"})
     assert result["changed"], result
     assert [(entry["method"], entry["path"]) for entry in requests if entry["path"] != "/v1/oauth2/token"] == [
-        ("GET", "/v1/ssh-keys/" + world.key["ssh_key"]["id"]), ("DELETE", "/v1/ssh-keys/" + world.key["ssh_key"]["id"])]
+        ("GET", "/v1/ssh-keys/" + world.key["ssh_key"]["id"]),
+        ("DELETE", "/v1/ssh-keys/" + world.key["ssh_key"]["id"]),
+    ]

@@ -16,7 +16,6 @@ import stat
 import subprocess
 
 from cloudcompute_emulator.testing import run_emulator
-
 from conftest import CALLBACK_PLUGINS, ansible_command, playbook_environment, report
 
 DEMO_TIMEOUT = 900
@@ -52,13 +51,13 @@ def check_token_cache(directory):
     """Every token cache file is 0600 in a directory only its owner can enter."""
     problems = []
     if not os.path.isdir(directory):
-        return ["no token cache at %s" % directory]
+        return [f"no token cache at {directory}"]
     if stat.S_IMODE(os.stat(directory).st_mode) & 0o077:
-        problems.append("%s is mode %o" % (directory, stat.S_IMODE(os.stat(directory).st_mode)))
+        problems.append(f"{directory} is mode {stat.S_IMODE(os.stat(directory).st_mode):o}")
     for path in files_under(directory):
         mode = stat.S_IMODE(os.stat(path).st_mode)
         if mode & 0o077:
-            problems.append("%s is mode %o" % (path, mode))
+            problems.append(f"{path} is mode {mode:o}")
     return problems
 
 
@@ -78,7 +77,7 @@ def test_the_demo_leaks_no_secret(tmp_path):
         "DEMO_WORKDIR": str(workdir),
         # the test timing profile: the same demo, without waiting on realistic delays; tokens of
         # 5 seconds, so that many are issued and refreshed while it runs
-        "DEMO_EMULATOR_ARGS": "--profile test --token-ttl 5 --issued-tokens-file %s" % issued,
+        "DEMO_EMULATOR_ARGS": f"--profile test --token-ttl 5 --issued-tokens-file {issued}",
         # demo.sh stages its own copy of the collection, away from the one this suite runs from
         "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
         "ANSIBLE_LOG_PATH": str(tmp_path / "ansible.log"),
@@ -92,16 +91,29 @@ def test_the_demo_leaks_no_secret(tmp_path):
         "ANSIBLE_NOCOLOR": "1",
     }
     env = dict(os.environ, **extra)
-    for variable in ("CLOUDCOMPUTE_API_URL", "CLOUDCOMPUTE_CLIENT_ID", "CLOUDCOMPUTE_CLIENT_SECRET", "CLOUDCOMPUTE_TOKEN_CACHE"):
+    for variable in (
+        "CLOUDCOMPUTE_API_URL",
+        "CLOUDCOMPUTE_CLIENT_ID",
+        "CLOUDCOMPUTE_CLIENT_SECRET",
+        "CLOUDCOMPUTE_TOKEN_CACHE",
+    ):
         env.pop(variable, None)
-    demo = subprocess.run([os.path.join(repo, "tools", "demo.sh"), "-vvvv", "--diff"], env=env, capture_output=True,
-                          text=True, timeout=DEMO_TIMEOUT, check=False)
-    assert demo.returncode == 0, "the demo failed:\n%s\n%s" % (demo.stdout[-15000:], demo.stderr[-5000:])
+    demo = subprocess.run(
+        [os.path.join(repo, "tools", "demo.sh"), "-vvvv", "--diff"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=DEMO_TIMEOUT,
+        check=False,
+    )
+    assert demo.returncode == 0, f"the demo failed:\n{demo.stdout[-15000:]}\n{demo.stderr[-5000:]}"
 
     credentials = json.loads(read_text(workdir / "emulator-credentials.json"))
     tokens = issued_tokens(issued)
     assert tokens, "the emulator issued no token: nothing was searched for"
-    secrets = [("client secret", credentials["client_secret"])] + [("token %d" % number, token) for number, token in enumerate(tokens)]
+    secrets = [("client secret", credentials["client_secret"])] + [
+        ("token %d" % number, token) for number, token in enumerate(tokens)
+    ]
     token_cache = workdir / "token-cache"
     emulator_log = workdir / "emulator.log"
     artifacts = [("demo stdout", demo.stdout), ("demo stderr", demo.stderr)]
@@ -115,12 +127,21 @@ def test_the_demo_leaks_no_secret(tmp_path):
     cache_problems = check_token_cache(token_cache)
     task_results = read_text(results).splitlines()
     diffs = [line for line in task_results if '"diff": {' in line]
-    report("secrets", "demo with -vvvv --diff (%d task results, %d with a diff, %d KB of output, %d files) searched for "
-                      "the client secret and %d issued tokens: %d found; token cache: %s"
-           % (len(task_results), len(diffs), (len(demo.stdout) + len(demo.stderr)) // 1024, len(artifacts) - 2, len(tokens),
-              len(found),
-              "0600/0700" if not cache_problems else "; ".join(cache_problems)))
-    assert found == [], "secrets found: %s" % found
+    report(
+        "secrets",
+        "demo with -vvvv --diff (%d task results, %d with a diff, %d KB of output, %d files) searched for "
+        "the client secret and %d issued tokens: %d found; token cache: %s"
+        % (
+            len(task_results),
+            len(diffs),
+            (len(demo.stdout) + len(demo.stderr)) // 1024,
+            len(artifacts) - 2,
+            len(tokens),
+            len(found),
+            "0600/0700" if not cache_problems else "; ".join(cache_problems),
+        ),
+    )
+    assert found == [], f"secrets found: {found}"
     assert cache_problems == []
     # what was searched was the real thing: verbose output, diffs, tokens renewed during the run
     assert "ESTABLISH" in demo.stdout and diffs and len(tokens) >= 4, (len(diffs), len(tokens))
@@ -131,22 +152,35 @@ def test_the_inventory_plugin_leaks_no_secret(tmp_path):
     with run_emulator(profile="test", issued_tokens_file=str(issued)) as emulator:
         emulator.control.seed(instances=5, clusters=1, hostname_prefix="inv")
         config = tmp_path / "secrets.cloudcompute.yml"
-        config.write_text("plugin: cloudcompute.cloud.cloudcompute\ncache: true\ncache_plugin: ansible.builtin.jsonfile\n"
-                          "cache_connection: %s\n" % (tmp_path / "inventory-cache"))
+        config.write_text(
+            "plugin: cloudcompute.cloud.cloudcompute\ncache: true\ncache_plugin: ansible.builtin.jsonfile\n"
+            "cache_connection: %s\n" % (tmp_path / "inventory-cache")
+        )
         env = playbook_environment(emulator, tmp_path, {"ANSIBLE_LOG_PATH": str(tmp_path / "ansible.log")})
         outputs = []
         for arguments in (["--list", "--yaml"], ["--graph", "--vars"]):
-            process = subprocess.run([ansible_command("ansible-inventory"), "-i", str(config), "-vvvv"] + arguments, env=env,
-                                     capture_output=True, text=True, timeout=120, check=False)
+            process = subprocess.run(
+                [ansible_command("ansible-inventory"), "-i", str(config), "-vvvv"] + arguments,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
             assert process.returncode == 0, process.stderr[-3000:]
-            outputs += [("ansible-inventory %s stdout" % arguments[0], process.stdout),
-                        ("ansible-inventory %s stderr" % arguments[0], process.stderr)]
+            outputs += [
+                (f"ansible-inventory {arguments[0]} stdout", process.stdout),
+                (f"ansible-inventory {arguments[0]} stderr", process.stderr),
+            ]
         secrets = [("client secret", emulator.client_secret)] + [("token", token) for token in issued_tokens(issued)]
     assert "inv-00001" in outputs[0][1]
     token_cache = pathlib.Path(env["CLOUDCOMPUTE_TOKEN_CACHE"])
     artifacts = outputs + [(path, read_text(path)) for path in files_under(tmp_path, [issued, token_cache])]
     found = leaks(secrets, artifacts)
-    report("secrets", "ansible-inventory --list/--graph -vvvv with a cache, %d files: %d secrets found"
-           % (len(artifacts) - len(outputs), len(found)))
+    report(
+        "secrets",
+        "ansible-inventory --list/--graph -vvvv with a cache, %d files: %d secrets found"
+        % (len(artifacts) - len(outputs), len(found)),
+    )
     assert found == []
     assert check_token_cache(token_cache) == []

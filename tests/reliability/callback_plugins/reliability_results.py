@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # Copyright: cloudcompute.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
@@ -9,10 +8,6 @@ modules returned, before any display) for secrets. Enabled with ANSIBLE_CALLBACK
 pointing here, ANSIBLE_CALLBACKS_ENABLED=reliability_results and the output file in
 RELIABILITY_RESULTS_FILE.
 """
-
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
 
 DOCUMENTATION = r"""
 name: reliability_results
@@ -37,7 +32,7 @@ class CallbackModule(CallbackBase):
     CALLBACK_NEEDS_ENABLED = True
 
     def __init__(self):
-        super(CallbackModule, self).__init__()
+        super().__init__()
         self.path = os.environ.get("RELIABILITY_RESULTS_FILE")
 
     def _record(self, outcome, result):

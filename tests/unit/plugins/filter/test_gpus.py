@@ -19,11 +19,14 @@ def parse(name):
     return nvidia_smi_gpus((FIXTURES / name).read_text())
 
 
-@pytest.mark.parametrize("fixture, count, name, memory", [
-    ("h100_8x.csv", 8, "NVIDIA H100 80GB HBM3", "81559 MiB"),
-    ("a100_8x.csv", 8, "NVIDIA A100-SXM4-40GB", "40960 MiB"),
-    ("l40s_4x.csv", 4, "NVIDIA L40S", "46068 MiB"),
-])
+@pytest.mark.parametrize(
+    "fixture, count, name, memory",
+    [
+        ("h100_8x.csv", 8, "NVIDIA H100 80GB HBM3", "81559 MiB"),
+        ("a100_8x.csv", 8, "NVIDIA A100-SXM4-40GB", "40960 MiB"),
+        ("l40s_4x.csv", 4, "NVIDIA L40S", "46068 MiB"),
+    ],
+)
 def test_healthy_cards(fixture, count, name, memory):
     parsed = parse(fixture)
     assert parsed["count"] == count
@@ -56,21 +59,26 @@ def test_not_supported_fields_are_not_errors_and_nothing_is_nothing():
         nvidia_smi_gpus(None)
 
 
-@pytest.mark.parametrize("code, expected", [
-    ("8H100.80S.176V", {"gpus": 8, "model": "H100"}),
-    ("1A100.22V", {"gpus": 1, "model": "A100"}),
-    ("4L40S.80V", {"gpus": 4, "model": "L40S"}),
-    ("8B200.180S.240V", {"gpus": 8, "model": "B200"}),
-    ("2V100.10V", {"gpus": 2, "model": "V100"}),
-    ("CPU.4V.16G", {"gpus": 0, "model": None}),
-    (None, {"gpus": 0, "model": None}),
-])
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ("8H100.80S.176V", {"gpus": 8, "model": "H100"}),
+        ("1A100.22V", {"gpus": 1, "model": "A100"}),
+        ("4L40S.80V", {"gpus": 4, "model": "L40S"}),
+        ("8B200.180S.240V", {"gpus": 8, "model": "B200"}),
+        ("2V100.10V", {"gpus": 2, "model": "V100"}),
+        ("CPU.4V.16G", {"gpus": 0, "model": None}),
+        (None, {"gpus": 0, "model": None}),
+    ],
+)
 def test_instance_type_gpus(code, expected):
     assert instance_type_gpus(code) == expected
 
 
-@pytest.mark.parametrize("fixture, instance_type", [
-    ("h100_8x.csv", "8H100.80S.176V"), ("a100_8x.csv", "8A100.176V"), ("l40s_4x.csv", "4L40S.80V")])
+@pytest.mark.parametrize(
+    "fixture, instance_type",
+    [("h100_8x.csv", "8H100.80S.176V"), ("a100_8x.csv", "8A100.176V"), ("l40s_4x.csv", "4L40S.80V")],
+)
 def test_every_fixture_card_name_carries_its_instance_type_model(fixture, instance_type):
     model = instance_type_gpus(instance_type)["model"]
     assert all(model in gpu["name"] for gpu in parse(fixture)["gpus"])

@@ -30,8 +30,11 @@ def host_vars(inventory, name):
 
 
 def api_calls(control, path=None):
-    return [entry for entry in control.requests()["requests"]
-            if entry["path"] != "/v1/oauth2/token" and (path is None or entry["path"] == path)]
+    return [
+        entry
+        for entry in control.requests()["requests"]
+        if entry["path"] != "/v1/oauth2/token" and (path is None or entry["path"] == path)
+    ]
 
 
 def token_calls(control):
@@ -42,10 +45,20 @@ def token_calls(control):
 def fleet(control):
     """Three running CPU instances in FIN-01 tagged env=prod, two running GPU instances in
     ICE-01 tagged env=dev and gpu, one offline instance."""
-    control.seed(instances=3, hostname_prefix="web", location_code="FIN-01", instance_type="CPU.4V.16G",
-                 tags={"env": "prod", "role": "web"})
-    control.seed(instances=2, hostname_prefix="train", location_code="ICE-01", instance_type="1A100.22V",
-                 tags={"env": "dev", "gpu": ""})
+    control.seed(
+        instances=3,
+        hostname_prefix="web",
+        location_code="FIN-01",
+        instance_type="CPU.4V.16G",
+        tags={"env": "prod", "role": "web"},
+    )
+    control.seed(
+        instances=2,
+        hostname_prefix="train",
+        location_code="ICE-01",
+        instance_type="1A100.22V",
+        tags={"env": "dev", "gpu": ""},
+    )
     control.seed(instances=1, hostname_prefix="idle", status="offline")
     control.clear_requests()
     return control
@@ -85,8 +98,9 @@ def test_default_groups(inventory_run, fleet):
 
 
 def test_hostvars_prefix_and_hostname_template(inventory_run, fleet):
-    inventory = inventory_run.parse(dict(INSTANCES_ONLY, hostvars_prefix="cc_",
-                                         hostname="{{ cc_hostname }}.{{ cc_location | lower }}"))
+    inventory = inventory_run.parse(
+        dict(INSTANCES_ONLY, hostvars_prefix="cc_", hostname="{{ cc_hostname }}.{{ cc_location | lower }}")
+    )
     assert "web-00001.fin-01" in host_names(inventory)
     assert host_vars(inventory, "train-00002.ice-01")["cc_tags"] == {"env": "dev", "gpu": ""}
     assert "cloudcompute_id" not in host_vars(inventory, "web-00001.fin-01")
@@ -171,14 +185,22 @@ def test_unknown_or_malformed_filters_are_refused(inventory_run):
 
 
 def test_compose_groups_and_keyed_groups(inventory_run, fleet):
-    inventory = inventory_run.parse(dict(
-        INSTANCES_ONLY,
-        compose={"ansible_user": "'ubuntu'", "ansible_port": "2222", "cores": "cloudcompute_cpu.number_of_cores",
-                 "label": "inventory_hostname ~ '@' ~ cloudcompute_location"},
-        groups={"gpu_hosts": "'gpu' in cloudcompute_tags"},
-        keyed_groups=[{"key": "cloudcompute_tags.env", "prefix": "env"},
-                      {"key": "cloudcompute_tags.role | default(omit)", "prefix": "role"}],
-    ))
+    inventory = inventory_run.parse(
+        dict(
+            INSTANCES_ONLY,
+            compose={
+                "ansible_user": "'ubuntu'",
+                "ansible_port": "2222",
+                "cores": "cloudcompute_cpu.number_of_cores",
+                "label": "inventory_hostname ~ '@' ~ cloudcompute_location",
+            },
+            groups={"gpu_hosts": "'gpu' in cloudcompute_tags"},
+            keyed_groups=[
+                {"key": "cloudcompute_tags.env", "prefix": "env"},
+                {"key": "cloudcompute_tags.role | default(omit)", "prefix": "role"},
+            ],
+        )
+    )
     web = host_vars(inventory, "web-00001")
     # ansible-core before 2.19 gives composed values as text (unless jinja2_native is on)
     assert (web["ansible_user"], int(web["ansible_port"]), int(web["cores"])) == ("ubuntu", 2222, 4)
@@ -190,7 +212,9 @@ def test_compose_groups_and_keyed_groups(inventory_run, fleet):
 
 
 def test_compose_can_override_ansible_host(inventory_run, fleet):
-    inventory = inventory_run.parse(dict(INSTANCES_ONLY, compose={"ansible_host": "cloudcompute_hostname ~ '.example'"}))
+    inventory = inventory_run.parse(
+        dict(INSTANCES_ONLY, compose={"ansible_host": "cloudcompute_hostname ~ '.example'"})
+    )
     assert host_vars(inventory, "web-00003")["ansible_host"] == "web-00003.example"
 
 
@@ -349,8 +373,10 @@ def test_credentials_may_be_vault_encrypted(inventory_run, fleet, monkeypatch, e
     secrets = [("default", VaultSecret(b"inventory-test"))]
     encrypted = VaultLib(secrets).encrypt(emulator.client_secret).decode()
     path = tmp_path / "vaulted.cloudcompute.yml"
-    path.write_text("plugin: cloudcompute.cloud.cloudcompute\ninclude_clusters: false\nclient_secret: !vault |\n"
-                    + "".join("  %s\n" % line for line in encrypted.splitlines()))
+    path.write_text(
+        "plugin: cloudcompute.cloud.cloudcompute\ninclude_clusters: false\nclient_secret: !vault |\n"
+        + "".join(f"  {line}\n" for line in encrypted.splitlines())
+    )
     loader = DataLoader()
     loader.set_vault_secrets(secrets)
     if VaultSecretsContext:
@@ -365,8 +391,9 @@ def test_credentials_may_be_vault_encrypted(inventory_run, fleet, monkeypatch, e
 @pytest.fixture
 def cluster(control):
     """One running 16H100 cluster (jump host and 2 workers) in FIN-01 tagged env=prod."""
-    cluster_id = control.seed(clusters=1, hostname_prefix="hpc", location_code="FIN-01", cluster_type="16H100",
-                              tags={"env": "prod"})["cluster_ids"][0]
+    cluster_id = control.seed(
+        clusters=1, hostname_prefix="hpc", location_code="FIN-01", cluster_type="16H100", tags={"env": "prod"}
+    )["cluster_ids"][0]
     control.clear_requests()
     return next(record for record in control.resources("clusters") if record["id"] == cluster_id)
 
@@ -389,7 +416,7 @@ def test_a_cluster_gives_its_jump_host_and_workers(inventory_run, cluster):
     worker = host_vars(inventory, WORKERS[0])
     node = cluster["worker_nodes"][0]
     assert worker["ansible_host"] == WORKERS[0]  # the jump host reaches workers by hostname
-    assert worker["ansible_ssh_common_args"] == "-o ProxyJump=root@%s" % cluster["ip"]
+    assert worker["ansible_ssh_common_args"] == "-o ProxyJump=root@{}".format(cluster["ip"])
     assert worker["cloudcompute_host_kind"] == "worker"
     assert worker["cloudcompute_id"] == node["id"]
     assert worker["cloudcompute_private_ip"] == node["private_ip"]
@@ -408,10 +435,12 @@ def test_a_cluster_gives_its_jump_host_and_workers(inventory_run, cluster):
 
 
 def test_worker_address_and_proxy_jump_options(inventory_run, cluster):
-    inventory = inventory_run.parse({"worker_connect_with": "private_ip", "jump_host_user": "ubuntu", "jump_host_port": 2222})
+    inventory = inventory_run.parse(
+        {"worker_connect_with": "private_ip", "jump_host_user": "ubuntu", "jump_host_port": 2222}
+    )
     worker = host_vars(inventory, WORKERS[1])
     assert worker["ansible_host"] == cluster["worker_nodes"][1]["private_ip"]
-    assert worker["ansible_ssh_common_args"] == "-o ProxyJump=ubuntu@%s:2222" % cluster["ip"]
+    assert worker["ansible_ssh_common_args"] == "-o ProxyJump=ubuntu@{}:2222".format(cluster["ip"])
     inventory = inventory_run.parse({"jump_host_user": "", "connect_with": "hostname"})
     assert host_vars(inventory, WORKERS[1])["ansible_ssh_common_args"] == "-o ProxyJump=" + JUMP_HOST
 
@@ -444,9 +473,12 @@ def test_cluster_filters_are_applied_to_the_answer(inventory_run, cluster, contr
 
 def test_a_worker_is_kept_by_its_own_status(inventory_run, cluster, emulator):
     worker_id = cluster["worker_nodes"][0]["id"]
-    response = requests.post("%s/clusters/%s/nodes/%s/actions" % (emulator.api_url, cluster["id"], worker_id),
-                             json={"action": "shutdown"}, headers={"Authorization": "Bearer " + emulator.access_token()},
-                             timeout=10)
+    response = requests.post(
+        "{}/clusters/{}/nodes/{}/actions".format(emulator.api_url, cluster["id"], worker_id),
+        json={"action": "shutdown"},
+        headers={"Authorization": "Bearer " + emulator.access_token()},
+        timeout=10,
+    )
     assert response.status_code == 202
     time.sleep(0.1)  # the test profile completes a node action in 0.02 s
     assert host_names(inventory_run.parse()) == [JUMP_HOST, WORKERS[1]]

@@ -24,9 +24,16 @@ ANSIBLE_PLAYBOOK = os.path.join(os.path.dirname(sys.executable), "ansible-playbo
 @pytest.fixture
 def api(emulator_reset):
     """The emulator's API, as a project member calls it (with an SSH key, which deploys need)."""
-    client = ApiClient(api_url=emulator_reset.api_url, client_id=emulator_reset.client_id,
-                       client_secret=emulator_reset.client_secret, token_cache=None)
-    client.post("/ssh-keys", {"name": "member", "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q"})
+    client = ApiClient(
+        api_url=emulator_reset.api_url,
+        client_id=emulator_reset.client_id,
+        client_secret=emulator_reset.client_secret,
+        token_cache=None,
+    )
+    client.post(
+        "/ssh-keys",
+        {"name": "member", "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q"},
+    )
     return client
 
 
@@ -41,8 +48,14 @@ def deploy(api, hostname, **fields):
 RESERVED = ["all", "ungrouped", "localhost", "127.0.0.1", "cloudcompute"]
 # Names the API refuses as host names, but a hostname template can make (from descriptions
 # here): the plugin's generated group names, pattern characters, Jinja.
-UNSAFE = {"cloudcompute_instances": "cloudcompute_instances", "web 01": "web_01", "db[1:3]": "db_1_3_",
-          "a,b": "a_b", "!x": "_x", "{{ 7 * 7 }}": "___7___7___"}
+UNSAFE = {
+    "cloudcompute_instances": "cloudcompute_instances",
+    "web 01": "web_01",
+    "db[1:3]": "db_1_3_",
+    "a,b": "a_b",
+    "!x": "_x",
+    "{{ 7 * 7 }}": "___7___7___",
+}
 
 
 def test_reserved_and_unsafe_names_get_a_safe_name_with_a_warning(inventory_run, api, messages):
@@ -51,8 +64,8 @@ def test_reserved_and_unsafe_names_get_a_safe_name_with_a_warning(inventory_run,
     ids = {name: deploy(api, name, description=name) for name in RESERVED + ["web-01.example.com"]}
     ids.update((name, deploy(api, "described-%d" % number, description=name)) for number, name in enumerate(UNSAFE))
     inventory = inventory_run.parse(dict(ALL_STATUSES, hostname="{{ cloudcompute_description }}"))
-    expected = ["%s_%s" % (name, ids[name]) for name in RESERVED]
-    expected += [("%s_%s" % (safe, ids[name])).lstrip("_") for name, safe in UNSAFE.items()]
+    expected = [f"{name}_{ids[name]}" for name in RESERVED]
+    expected += [(f"{safe}_{ids[name]}").lstrip("_") for name, safe in UNSAFE.items()]
     assert sorted(inventory.hosts) == sorted(expected + ["web-01.example.com"])
     # the implicit localhost stays Ansible's; every host is only in this plugin's groups
     assert "localhost" not in inventory.hosts
@@ -66,30 +79,49 @@ def test_jinja_from_the_api_is_never_templated(inventory_run, api, tmp_path, ans
     Jinja in a description, a tag and a variable composed from them stays text, and a host named
     localhost does not take over ``hosts: localhost``. (Jinja in names: the test above.)"""
     marker = tmp_path / "templated"
-    lookup = "{{ lookup('ansible.builtin.pipe', 'touch %s') }}" % marker
+    lookup = f"{{{{ lookup('ansible.builtin.pipe', 'touch {marker}') }}}}"
     deploy(api, "localhost")
     deploy(api, "notebook", description=lookup, tags=[{"key": "note", "value": "{{ 6 * 7 }}"}])
     config = inventory_run.write_config(dict(ALL_STATUSES, compose={"described": "cloudcompute_description"}))
     seen = tmp_path / "seen.json"
     playbook = tmp_path / "play.yml"
-    playbook.write_text(yaml.safe_dump([{
-        "hosts": "localhost", "gather_facts": False,
-        "tasks": [
-            {"ansible.builtin.command": "true"},  # over SSH to the instance if localhost were hijacked
-            {"ansible.builtin.copy": {
-                "dest": str(seen),
-                "content": "{{ groups['cloudcompute'] | map('extract', hostvars) "
-                           "| map('dict2items') | map('items2dict') | list | to_json }}"}},
-        ],
-    }]))
-    environment = ansible_env(ANSIBLE_COLLECTIONS_PATH=os.environ["ANSIBLE_COLLECTIONS_PATH"],
-                              CLOUDCOMPUTE_API_URL=os.environ["CLOUDCOMPUTE_API_URL"],
-                              CLOUDCOMPUTE_CLIENT_ID=os.environ["CLOUDCOMPUTE_CLIENT_ID"],
-                              CLOUDCOMPUTE_CLIENT_SECRET=os.environ["CLOUDCOMPUTE_CLIENT_SECRET"],
-                              CLOUDCOMPUTE_TOKEN_CACHE=os.environ["CLOUDCOMPUTE_TOKEN_CACHE"],
-                              ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_HOST_KEY_CHECKING="false")
-    run = subprocess.run([ANSIBLE_PLAYBOOK, "-i", str(config), str(playbook)], env=environment,
-                         capture_output=True, text=True, timeout=120, check=False)
+    playbook.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "hosts": "localhost",
+                    "gather_facts": False,
+                    "tasks": [
+                        {"ansible.builtin.command": "true"},  # over SSH to the instance if localhost were hijacked
+                        {
+                            "ansible.builtin.copy": {
+                                "dest": str(seen),
+                                "content": "{{ groups['cloudcompute'] | map('extract', hostvars) "
+                                "| map('dict2items') | map('items2dict') | list | to_json }}",
+                            }
+                        },
+                    ],
+                }
+            ]
+        )
+    )
+    environment = ansible_env(
+        ANSIBLE_COLLECTIONS_PATH=os.environ["ANSIBLE_COLLECTIONS_PATH"],
+        CLOUDCOMPUTE_API_URL=os.environ["CLOUDCOMPUTE_API_URL"],
+        CLOUDCOMPUTE_CLIENT_ID=os.environ["CLOUDCOMPUTE_CLIENT_ID"],
+        CLOUDCOMPUTE_CLIENT_SECRET=os.environ["CLOUDCOMPUTE_CLIENT_SECRET"],
+        CLOUDCOMPUTE_TOKEN_CACHE=os.environ["CLOUDCOMPUTE_TOKEN_CACHE"],
+        ANSIBLE_LOCALHOST_WARNING="false",
+        ANSIBLE_HOST_KEY_CHECKING="false",
+    )
+    run = subprocess.run(
+        [ANSIBLE_PLAYBOOK, "-i", str(config), str(playbook)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert not marker.exists()
     hosts = {host["cloudcompute_hostname"]: host for host in json.loads(seen.read_text())}
@@ -105,8 +137,12 @@ def test_the_inventory_cache_is_private_and_holds_no_jupyter_token(inventory_run
     control.seed(instances=2, hostname_prefix="nb")
     tokens = [instance["jupyter_token"] for instance in control.resources("instances")]
     assert all(tokens)
-    options = dict(ALL_STATUSES, cache=True, cache_plugin="ansible.builtin.jsonfile",
-                   cache_connection=str(tmp_path / "inventory-cache"))
+    options = dict(
+        ALL_STATUSES,
+        cache=True,
+        cache_plugin="ansible.builtin.jsonfile",
+        cache_connection=str(tmp_path / "inventory-cache"),
+    )
     previous_umask = os.umask(0o022)
     try:
         inventory_run.parse(options)
@@ -133,11 +169,21 @@ def test_several_projects_in_one_source(inventory_run, control, monkeypatch, mes
     control.seed(instances=2, hostname_prefix="web")
     second_ids = control.seed(instances=1, hostname_prefix="web", project_id=second["project_id"])["instance_ids"]
     control.clear_requests()
-    first = {"name": "main", "client_id": os.environ["CLOUDCOMPUTE_CLIENT_ID"],
-             "client_secret": "{{ lookup('ansible.builtin.env', 'CLOUDCOMPUTE_CLIENT_SECRET') }}"}
+    first = {
+        "name": "main",
+        "client_id": os.environ["CLOUDCOMPUTE_CLIENT_ID"],
+        "client_secret": "{{ lookup('ansible.builtin.env', 'CLOUDCOMPUTE_CLIENT_SECRET') }}",
+    }
     monkeypatch.delenv("CLOUDCOMPUTE_CLIENT_ID")
-    inventory = inventory_run.parse({"include_clusters": False, "projects": [
-        first, {"name": "second", "client_id": second["client_id"], "client_secret": second["client_secret"]}]})
+    inventory = inventory_run.parse(
+        {
+            "include_clusters": False,
+            "projects": [
+                first,
+                {"name": "second", "client_id": second["client_id"], "client_secret": second["client_secret"]},
+            ],
+        }
+    )
     twin = "web-00001_" + second_ids[0]
     assert sorted(inventory.hosts) == sorted(["web-00001", "web-00002", twin])
     assert inventory.get_host("web-00002").vars["cloudcompute_project"] == "main"
@@ -149,9 +195,11 @@ def test_several_projects_in_one_source(inventory_run, control, monkeypatch, mes
 
 
 def test_projects_are_checked(inventory_run):
-    for projects, message in (([{"client_id": "a"}], "projects\\[0\\] has no client_secret"),
-                              ([{"client_id": "a", "client_secret": "b", "colour": 1}], "unknown options colour"),
-                              ([{"client_id": "a", "client_secret": "b"}] * 2, "different names")):
+    for projects, message in (
+        ([{"client_id": "a"}], "projects\\[0\\] has no client_secret"),
+        ([{"client_id": "a", "client_secret": "b", "colour": 1}], "unknown options colour"),
+        ([{"client_id": "a", "client_secret": "b"}] * 2, "different names"),
+    ):
         with pytest.raises(AnsibleParserError, match=message):
             inventory_run.parse({"projects": projects})
 
@@ -163,8 +211,13 @@ def test_exclude_leaves_out_what_any_entry_matches(inventory_run, control):
     control.seed(clusters=1, hostname_prefix="hpc", location_code="FIN-01", cluster_type="16H100")
     inventory = inventory_run.parse({"exclude": [{"tags": {"env": "test"}}, {"instance_type": ["1A100.22V"]}]})
     # the instance_type entry does not apply to clusters, so the cluster stays whole
-    assert sorted(inventory.hosts) == ["hpc-cluster-00001", "hpc-cluster-00001-worker-1", "hpc-cluster-00001-worker-2",
-                                       "web-00001", "web-00002"]
+    assert sorted(inventory.hosts) == [
+        "hpc-cluster-00001",
+        "hpc-cluster-00001-worker-1",
+        "hpc-cluster-00001-worker-2",
+        "web-00001",
+        "web-00002",
+    ]
     inventory = inventory_run.parse({"exclude": [{"location": ["FIN-01"]}]})
     assert sorted(inventory.hosts) == ["gpu-00001"]
     inventory = inventory_run.parse({"exclude": [{"status": ["running"]}], "filters": {"status": []}})
@@ -212,23 +265,33 @@ def hostile_api(inventory_run, monkeypatch):
 
 
 def instance(**fields):
-    return dict({"id": "i-%s" % fields.get("hostname", "x"), "status": "running", "tags": []}, **fields)
+    return dict({"id": "i-{}".format(fields.get("hostname", "x")), "status": "running", "tags": []}, **fields)
 
 
 def test_unsafe_addresses_give_no_connection_variables(inventory_run, hostile_api, messages):
     injection = "203.0.113.5 -oProxyCommand=touch /tmp/owned"
-    hostile_api["/v1/instances"] = json.dumps([
-        instance(hostname="good", ip="192.0.2.10"),
-        instance(hostname="option", ip="-oProxyCommand=touch /tmp/owned"),
-        instance(hostname="spaced", ip=injection),
-    ])
-    hostile_api["/v1/clusters"] = json.dumps([
-        dict(instance(hostname="bad-jump", ip=injection), worker_nodes=[
-            {"id": "w1", "hostname": "bad-jump-worker-1", "status": "running"}]),
-        dict(instance(hostname="v6-jump", ip="2001:db8::5"), worker_nodes=[
-            {"id": "w2", "hostname": "v6-jump-worker-1", "status": "running"},
-            {"id": "w3", "hostname": "-oProxyCommand=id", "status": "running"}]),
-    ])
+    hostile_api["/v1/instances"] = json.dumps(
+        [
+            instance(hostname="good", ip="192.0.2.10"),
+            instance(hostname="option", ip="-oProxyCommand=touch /tmp/owned"),
+            instance(hostname="spaced", ip=injection),
+        ]
+    )
+    hostile_api["/v1/clusters"] = json.dumps(
+        [
+            dict(
+                instance(hostname="bad-jump", ip=injection),
+                worker_nodes=[{"id": "w1", "hostname": "bad-jump-worker-1", "status": "running"}],
+            ),
+            dict(
+                instance(hostname="v6-jump", ip="2001:db8::5"),
+                worker_nodes=[
+                    {"id": "w2", "hostname": "v6-jump-worker-1", "status": "running"},
+                    {"id": "w3", "hostname": "-oProxyCommand=id", "status": "running"},
+                ],
+            ),
+        ]
+    )
     inventory = inventory_run.parse({"jump_host_user": "ops"})
     variables = dict((name, inventory.get_host(name).vars) for name in inventory.hosts)
     assert variables["good"]["ansible_host"] == "192.0.2.10"
@@ -242,18 +305,21 @@ def test_unsafe_addresses_give_no_connection_variables(inventory_run, hostile_ap
     assert len([warning for warning in messages["warning"] if "neither an IP address nor a host name" in warning]) == 4
 
 
-@pytest.mark.parametrize("path, answer, expected", [
-    ("/v1/instances", "[null]", "null as element 0 of GET /instances where a list of objects"),
-    ("/v1/instances", '["i-1"]', "a string as element 0 of GET /instances"),
-    ("/v1/instances", '{"id": "i-1"}', "answered an object to GET /instances where a list of objects"),
-    ("/v1/instances", "not json", "answer to GET /instances is not JSON"),
-    ("/v1/instances", '[{"id": 7}]', "an id of a number as element 0 of GET /instances"),
-    ("/v1/instances", '[{"id": "i-1", "hostname": ["x"]}]', "hostname a list as element 0"),
-    ("/v1/instances", '[{"id": "i-1", "tags": [null]}]', "tags that are not a list of {key, value}"),
-    ("/v1/instances", '[{"id": "i-1", "tags": {"env": "prod"}}]', "tags that are not a list"),
-    ("/v1/clusters", '[{"id": "c-1", "worker_nodes": [null]}]', "worker_nodes of cluster c-1"),
-    ("/v1/clusters", '[{"id": "c-1", "worker_nodes": "w"}]', "worker_nodes of a string"),
-])
+@pytest.mark.parametrize(
+    "path, answer, expected",
+    [
+        ("/v1/instances", "[null]", "null as element 0 of GET /instances where a list of objects"),
+        ("/v1/instances", '["i-1"]', "a string as element 0 of GET /instances"),
+        ("/v1/instances", '{"id": "i-1"}', "answered an object to GET /instances where a list of objects"),
+        ("/v1/instances", "not json", "answer to GET /instances is not JSON"),
+        ("/v1/instances", '[{"id": 7}]', "an id of a number as element 0 of GET /instances"),
+        ("/v1/instances", '[{"id": "i-1", "hostname": ["x"]}]', "hostname a list as element 0"),
+        ("/v1/instances", '[{"id": "i-1", "tags": [null]}]', "tags that are not a list of {key, value}"),
+        ("/v1/instances", '[{"id": "i-1", "tags": {"env": "prod"}}]', "tags that are not a list"),
+        ("/v1/clusters", '[{"id": "c-1", "worker_nodes": [null]}]', "worker_nodes of cluster c-1"),
+        ("/v1/clusters", '[{"id": "c-1", "worker_nodes": "w"}]', "worker_nodes of a string"),
+    ],
+)
 def test_wrong_types_are_one_clear_error(inventory_run, hostile_api, path, answer, expected):
     hostile_api[path] = answer
     with pytest.raises(AnsibleParserError) as failure:

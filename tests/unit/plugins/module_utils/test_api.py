@@ -24,10 +24,15 @@ PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDH
 @pytest.fixture
 def make_client(emulator, tmp_path):
     def factory(**overrides):
-        options = dict(api_url=emulator.api_url, client_id=emulator.client_id,
-                       client_secret=emulator.client_secret, token_cache=str(tmp_path / "tokens"))
+        options = dict(
+            api_url=emulator.api_url,
+            client_id=emulator.client_id,
+            client_secret=emulator.client_secret,
+            token_cache=str(tmp_path / "tokens"),
+        )
         options.update(overrides)
         return ApiClient(**options)
+
     return factory
 
 
@@ -36,8 +41,11 @@ def token_requests(log):
 
 
 def api_requests(log, method=None, path=None):
-    return [entry for entry in log
-            if (method is None or entry["method"] == method) and (path is None or entry["path"] == path)]
+    return [
+        entry
+        for entry in log
+        if (method is None or entry["method"] == method) and (path is None or entry["path"] == path)
+    ]
 
 
 def key_names(client):
@@ -47,15 +55,18 @@ def key_names(client):
 # ---------------------------------------------------------------------------- parsing
 
 
-@pytest.mark.parametrize("body, expected", [
-    ("2d9f1c3e-0000-4000-8000-000000000001", "2d9f1c3e-0000-4000-8000-000000000001"),
-    ('"2d9f1c3e-0000-4000-8000-000000000001"', "2d9f1c3e-0000-4000-8000-000000000001"),
-    ("  2d9f\n", "2d9f"),
-    ({"id": "abc"}, "abc"),
-    ('{"id": "abc"}', "abc"),
-    (["abc", "def"], "abc"),
-    ('["abc"]', "abc"),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("2d9f1c3e-0000-4000-8000-000000000001", "2d9f1c3e-0000-4000-8000-000000000001"),
+        ('"2d9f1c3e-0000-4000-8000-000000000001"', "2d9f1c3e-0000-4000-8000-000000000001"),
+        ("  2d9f\n", "2d9f"),
+        ({"id": "abc"}, "abc"),
+        ('{"id": "abc"}', "abc"),
+        (["abc", "def"], "abc"),
+        ('["abc"]', "abc"),
+    ],
+)
 def test_created_ids_are_read_in_every_form_the_api_uses(body, expected):
     assert parse_created_id(body) == expected
 
@@ -65,14 +76,17 @@ def test_single_reads_accept_an_object_or_a_one_element_array():
     assert single_item({"id": "a"}) == {"id": "a"}
 
 
-@pytest.mark.parametrize("body, answered", [
-    ([], "a list of 0 items"),
-    ([{"id": "a"}, {"id": "b"}], "a list of 2 items"),  # never "the first": that is another resource
-    ("oops", "a string, not a JSON object or list"),
-    (None, "null"),
-    (7, "a JSON number"),
-    ([None], "null"),
-])
+@pytest.mark.parametrize(
+    "body, answered",
+    [
+        ([], "a list of 0 items"),
+        ([{"id": "a"}, {"id": "b"}], "a list of 2 items"),  # never "the first": that is another resource
+        ("oops", "a string, not a JSON object or list"),
+        (None, "null"),
+        (7, "a JSON number"),
+        ([None], "null"),
+    ],
+)
 def test_a_single_read_answered_with_anything_but_one_object_is_an_error(body, answered):
     with pytest.raises(ApiError) as error:
         single_item(body, "GET", "/ssh-keys/k1")
@@ -238,7 +252,11 @@ def test_a_lost_create_response_makes_no_duplicate(make_client, control):
 def test_a_create_answered_with_the_resource_returns_it_also_after_a_lost_response(make_client, control):
     # Serverless deployments are named, not numbered: the create answers the whole deployment.
     client = make_client()
-    body = {"name": "web", "containers": [{"image": "nginx:1.27", "exposed_port": 80}], "compute": {"name": "L40S", "size": 1}}
+    body = {
+        "name": "web",
+        "containers": [{"image": "nginx:1.27", "exposed_port": 80}],
+        "compute": {"name": "L40S", "size": 1},
+    }
 
     def find_existing(name):
         return next((item for item in client.get("/container-deployments") if item["name"] == name), None)
@@ -247,7 +265,9 @@ def test_a_create_answered_with_the_resource_returns_it_also_after_a_lost_respon
     assert created["name"] == "web" and created["containers"][0]["image"]["image"] == "nginx:1.27"
 
     control.add_fault(method="POST", path="/v1/container-deployments", drop_connection=True, after_commit=True, count=1)
-    again = client.create("/container-deployments", dict(body, name="api"), lambda: find_existing("api"), returns_resource=True)
+    again = client.create(
+        "/container-deployments", dict(body, name="api"), lambda: find_existing("api"), returns_resource=True
+    )
     assert again["name"] == "api"
     assert sorted(item["name"] for item in client.get("/container-deployments")) == ["api", "web"]
     assert len(api_requests(control.requests()["requests"], "POST", "/v1/container-deployments")) == 2
@@ -273,8 +293,9 @@ def test_503_is_retried_a_few_times_then_fails_clearly(make_client, control):
 
 
 def test_a_connection_refused_is_reported_without_traceback_or_secret(emulator, tmp_path):
-    client = ApiClient("http://127.0.0.1:9/v1", "id", "very-secret", token_cache=str(tmp_path),
-                       sleep=lambda seconds: None)
+    client = ApiClient(
+        "http://127.0.0.1:9/v1", "id", "very-secret", token_cache=str(tmp_path), sleep=lambda seconds: None
+    )
     with pytest.raises(ApiError) as failure:
         client.get("/ssh-keys")
     assert failure.value.status is None
@@ -327,8 +348,9 @@ def test_get_text_raises_api_errors_like_any_request(make_client):
 
 
 def test_the_client_paces_itself_before_the_quota_runs_out(make_client, control):
-    control.update_settings(rate_limits={
-        "enabled": True, "window_seconds": 3, "endpoint_quota": 10, "project_quota": 1000})
+    control.update_settings(
+        rate_limits={"enabled": True, "window_seconds": 3, "endpoint_quota": 10, "project_quota": 1000}
+    )
     client = make_client()
     for _request in range(25):
         client.get("/ssh-keys")
@@ -356,8 +378,11 @@ def test_api_errors_carry_code_message_status_method_and_path(make_client):
         make_client().get("/ssh-keys/00000000-0000-4000-8000-000000000000")
     error = failure.value
     assert error.to_failure() == {
-        "code": "not_found", "message": error.api_message, "status": 404,
-        "method": "GET", "path": "/ssh-keys/00000000-0000-4000-8000-000000000000",
+        "code": "not_found",
+        "message": error.api_message,
+        "status": 404,
+        "method": "GET",
+        "path": "/ssh-keys/00000000-0000-4000-8000-000000000000",
     }
     assert "not found" in error.api_message.lower()
     assert str(error).startswith("GET /ssh-keys/00000000-0000-4000-8000-000000000000 failed (HTTP 404, not_found)")
@@ -415,7 +440,9 @@ def test_a_503_with_retry_after_is_an_outage_even_for_a_deploy(make_client, cont
 def test_a_create_expressed_as_an_action_is_never_resent_blindly(make_client, control):
     # PUT /volumes clone creates a volume: a lost response is resolved by a lookup, like a POST.
     client = make_client()
-    source = client.create("/volumes", {"name": "source", "size": 1, "type": "HDD", "location_code": "FIN-01"}, lambda: None)
+    source = client.create(
+        "/volumes", {"name": "source", "size": 1, "type": "HDD", "location_code": "FIN-01"}, lambda: None
+    )
     while client.get("/volumes/" + source)["status"] != "detached":  # only a settled volume can be cloned
         time.sleep(0.02)
     control.add_fault(method="PUT", path="/v1/volumes", drop_connection=True, after_commit=True, count=1)

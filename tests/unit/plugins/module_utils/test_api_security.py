@@ -23,26 +23,57 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
 # ------------------------------------------------------------------------------ api_path
 
 
-@pytest.mark.parametrize("parts, expected", [
-    (("/instances", path_value("2d9f1c3e-0000-4000-8000-000000000001", "id")),
-     "/instances/2d9f1c3e-0000-4000-8000-000000000001"),
-    (("/clusters", path_value("c1", "id"), "nodes", path_value("n:1", "node id"), "actions"),
-     "/clusters/c1/nodes/n%3A1/actions"),
-    (("/container-deployments", path_value("my-app", "name", NAME), "/status"), "/container-deployments/my-app/status"),
-    (("/instances/tags", path_value("team/a b?c#d", "key", KEY)), "/instances/tags/team%2Fa%20b%3Fc%23d"),
-    (("/instance-availability", path_value("1V100.6V", "type", CODE)), "/instance-availability/1V100.6V"),
-])
+@pytest.mark.parametrize(
+    "parts, expected",
+    [
+        (
+            ("/instances", path_value("2d9f1c3e-0000-4000-8000-000000000001", "id")),
+            "/instances/2d9f1c3e-0000-4000-8000-000000000001",
+        ),
+        (
+            ("/clusters", path_value("c1", "id"), "nodes", path_value("n:1", "node id"), "actions"),
+            "/clusters/c1/nodes/n%3A1/actions",
+        ),
+        (
+            ("/container-deployments", path_value("my-app", "name", NAME), "/status"),
+            "/container-deployments/my-app/status",
+        ),
+        (("/instances/tags", path_value("team/a b?c#d", "key", KEY)), "/instances/tags/team%2Fa%20b%3Fc%23d"),
+        (("/instance-availability", path_value("1V100.6V", "type", CODE)), "/instance-availability/1V100.6V"),
+    ],
+)
 def test_path_values_are_encoded_as_exactly_one_segment(parts, expected):
     assert api_path(*parts) == expected
 
 
-@pytest.mark.parametrize("value, kind", [
-    ("../ssh-keys", "id"), ("../../_emulator/requests", "id"), ("..", "id"), (".", "id"), ("", "id"),
-    ("a/b", "id"), ("a?b=c", "id"), ("a#b", "id"), ("%2e%2e", "id"), ("a b", "id"), ("x" * 129, "id"),
-    ("..", KEY), (".", KEY), ("", KEY),
-    ("My-App", NAME), ("-app", NAME), ("app-", NAME), ("a" * 64, NAME), ("a.b", NAME),
-    (None, "id"), (True, "id"), (["a"], "id"), ({"id": "a"}, "id"),
-])
+@pytest.mark.parametrize(
+    "value, kind",
+    [
+        ("../ssh-keys", "id"),
+        ("../../_emulator/requests", "id"),
+        ("..", "id"),
+        (".", "id"),
+        ("", "id"),
+        ("a/b", "id"),
+        ("a?b=c", "id"),
+        ("a#b", "id"),
+        ("%2e%2e", "id"),
+        ("a b", "id"),
+        ("x" * 129, "id"),
+        ("..", KEY),
+        (".", KEY),
+        ("", KEY),
+        ("My-App", NAME),
+        ("-app", NAME),
+        ("app-", NAME),
+        ("a" * 64, NAME),
+        ("a.b", NAME),
+        (None, "id"),
+        (True, "id"),
+        (["a"], "id"),
+        ({"id": "a"}, "id"),
+    ],
+)
 def test_values_that_are_not_what_they_must_be_are_refused_naming_the_option(value, kind):
     with pytest.raises(InvalidPathValue) as refused:
         api_path("/ssh-keys", path_value(value, "ssh_key.id", kind))
@@ -60,16 +91,21 @@ def test_a_refusal_never_echoes_a_huge_value_whole():
 # ------------------------------------------------------------------------ list answers
 
 
-@pytest.mark.parametrize("body, answered", [
-    ("text", "a string, not a JSON object or list"),
-    ({"items": []}, "a JSON object"),
-    ([{"id": "a"}, None], "a list holding null"),
-    ([{"id": "a"}, "b"], "a list holding a string"),
-])
+@pytest.mark.parametrize(
+    "body, answered",
+    [
+        ("text", "a string, not a JSON object or list"),
+        ({"items": []}, "a JSON object"),
+        ([{"id": "a"}, None], "a list holding null"),
+        ([{"id": "a"}, "b"], "a list holding a string"),
+    ],
+)
 def test_a_list_answered_with_anything_but_objects_is_an_error(body, answered):
     with pytest.raises(ApiError) as error:
         list_of_objects(body, "GET", "/instances")
-    assert str(error.value) == ("GET /instances failed: the API answered %s" % answered + str(error.value).split(answered, 1)[1])
+    assert str(error.value) == (
+        f"GET /instances failed: the API answered {answered}" + str(error.value).split(answered, 1)[1]
+    )
     assert str(error.value).endswith("where a list of objects was expected")
 
 
@@ -80,14 +116,26 @@ def test_an_empty_list_answer_is_an_empty_list():
 # --------------------------------------------------------------------------- Retry-After
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("3", 3.0), ("0.5", 0.5), ("-5", 0.0), (" 7 ", 7.0),
-    ("1e9", 1e9), ("inf", 1e12), ("1e400", 1e12), ("-inf", 0.0),  # absurd: large, for the budget to refuse
-    ("nan", None), ("soon", None), ("", None), (None, None),
-    ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),  # a date in the past: now
-    ("Wed, 21 Oct 2015 07:28:30 GMT", 30.0),
-    ("Fri, 31 Dec 9999 23:59:59 GMT", 253402300799.0 - 1445412480.0),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("3", 3.0),
+        ("0.5", 0.5),
+        ("-5", 0.0),
+        (" 7 ", 7.0),
+        ("1e9", 1e9),
+        ("inf", 1e12),
+        ("1e400", 1e12),
+        ("-inf", 0.0),  # absurd: large, for the budget to refuse
+        ("nan", None),
+        ("soon", None),
+        ("", None),
+        (None, None),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),  # a date in the past: now
+        ("Wed, 21 Oct 2015 07:28:30 GMT", 30.0),
+        ("Fri, 31 Dec 9999 23:59:59 GMT", 253402300799.0 - 1445412480.0),
+    ],
+)
 def test_retry_after_is_seconds_or_an_http_date_and_never_infinite(value, expected):
     now = 1445412480.0  # Wed, 21 Oct 2015 07:28:00 GMT
     assert retry_after_seconds(value, now) == expected
@@ -157,12 +205,15 @@ def test_a_symlink_at_the_token_file_is_not_read(tmp_path):
     assert cache.load() is None
 
 
-@pytest.mark.parametrize("problem, prepare", [
-    ("writable by others", lambda path: (os.mkdir(path), os.chmod(path, 0o777))),
-    ("writable by others", lambda path: (os.mkdir(path), os.chmod(path, 0o720))),
-    ("symbolic link", lambda path: (os.mkdir(path + "-real", 0o700), os.symlink(path + "-real", path))),
-    ("not a directory", lambda path: open(path, "w").close()),
-])
+@pytest.mark.parametrize(
+    "problem, prepare",
+    [
+        ("writable by others", lambda path: (os.mkdir(path), os.chmod(path, 0o777))),
+        ("writable by others", lambda path: (os.mkdir(path), os.chmod(path, 0o720))),
+        ("symbolic link", lambda path: (os.mkdir(path + "-real", 0o700), os.symlink(path + "-real", path))),
+        ("not a directory", lambda path: open(path, "w").close()),
+    ],
+)
 def test_an_unsafe_cache_directory_is_refused_with_a_clear_error(tmp_path, problem, prepare):
     directory = str(tmp_path / "tokens")
     prepare(directory)

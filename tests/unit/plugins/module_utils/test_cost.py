@@ -19,8 +19,10 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 
-VOLUME_TYPES = [{"type": "NVMe", "price": {"price_per_month_per_gb": 0.2, "currency": "usd"}},
-                {"type": "HDD", "price": {"price_per_month_per_gb": 0.05, "currency": "usd"}}]
+VOLUME_TYPES = [
+    {"type": "NVMe", "price": {"price_per_month_per_gb": 0.2, "currency": "usd"}},
+    {"type": "HDD", "price": {"price_per_month_per_gb": 0.05, "currency": "usd"}},
+]
 INSTANCE_TYPES = [{"instance_type": "1V100.6V", "price_per_hour": "0.39", "spot_price": "0.1365"}]
 CLUSTER_TYPES = [{"cluster_type": "16H100", "price_per_hour": "36.64"}]
 
@@ -36,11 +38,14 @@ def test_instance_and_cluster_prices_come_from_the_catalog_strings():
     assert cluster_hourly_price(CLUSTER_TYPES, "16H100") == 36.64
 
 
-@pytest.mark.parametrize("call", [
-    lambda: volume_hourly_price(VOLUME_TYPES, "SSD", 1),
-    lambda: instance_hourly_price(INSTANCE_TYPES, "9X100", spot=False),
-    lambda: cluster_hourly_price(CLUSTER_TYPES, "64H100"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: volume_hourly_price(VOLUME_TYPES, "SSD", 1),
+        lambda: instance_hourly_price(INSTANCE_TYPES, "9X100", spot=False),
+        lambda: cluster_hourly_price(CLUSTER_TYPES, "64H100"),
+    ],
+)
 def test_unknown_types_are_named(call):
     with pytest.raises(ValueError, match="not in the catalog"):
         call()
@@ -48,9 +53,14 @@ def test_unknown_types_are_named(call):
 
 def test_cost_adds_up_its_parts_and_says_what_they_are():
     total = cost([("instance 1V100.6V (spot)", 0.1365), ("OS volume NVMe 100 GB", 0.027397)], "usd")
-    assert total == {"price_per_hour": 0.163897, "currency": "usd", "basis": [
-        {"item": "instance 1V100.6V (spot)", "price_per_hour": 0.1365},
-        {"item": "OS volume NVMe 100 GB", "price_per_hour": 0.027397}]}
+    assert total == {
+        "price_per_hour": 0.163897,
+        "currency": "usd",
+        "basis": [
+            {"item": "instance 1V100.6V (spot)", "price_per_hour": 0.1365},
+            {"item": "OS volume NVMe 100 GB", "price_per_hour": 0.027397},
+        ],
+    }
     assert describe_cost(total) == "0.163897 usd/h (instance 1V100.6V (spot) 0.1365, OS volume NVMe 100 GB 0.027397)"
 
 
@@ -63,27 +73,40 @@ def test_what_the_api_charges():
     assert CHARGED_KINDS["volume"].summary(trashed)["price_per_hour"] == 0.0274
 
 
-CATALOGS = {"/instance-types": INSTANCE_TYPES, "/volume-types": VOLUME_TYPES + [
-    {"type": "NVMe_Shared_Cluster", "price": {"price_per_month_per_gb": 0.3, "currency": "usd"}}],
-    "/cluster-types": CLUSTER_TYPES}
+CATALOGS = {
+    "/instance-types": INSTANCE_TYPES,
+    "/volume-types": VOLUME_TYPES
+    + [{"type": "NVMe_Shared_Cluster", "price": {"price_per_month_per_gb": 0.3, "currency": "usd"}}],
+    "/cluster-types": CLUSTER_TYPES,
+}
 
 
 def test_an_instance_deploy_costs_the_instance_and_every_volume_it_creates():
     prices = PriceBook(None, CATALOGS)
-    body = {"hostname": "a", "instance_type": "1V100.6V", "is_spot": True,
-            "os_volume": {"name": "a-os", "size": 100}, "volumes": [{"name": "a-data", "size": 2000, "type": "HDD"}]}
+    body = {
+        "hostname": "a",
+        "instance_type": "1V100.6V",
+        "is_spot": True,
+        "os_volume": {"name": "a-os", "size": 100},
+        "volumes": [{"name": "a-data", "size": 2000, "type": "HDD"}],
+    }
     assert prices.instance_deploy(body, boots_from_volume=False) == {
-        "price_per_hour": 0.300883, "currency": "usd", "basis": [
+        "price_per_hour": 0.300883,
+        "currency": "usd",
+        "basis": [
             {"item": "instance 1V100.6V (spot)", "price_per_hour": 0.1365},
             {"item": "OS volume a-os NVMe 100 GB", "price_per_hour": 0.027397},
-            {"item": "volume a-data HDD 2000 GB", "price_per_hour": 0.136986}]}
+            {"item": "volume a-data HDD 2000 GB", "price_per_hour": 0.136986},
+        ],
+    }
     # booting from a kept OS volume creates none: it is charged already
     assert prices.instance_deploy(body, boots_from_volume=True)["price_per_hour"] == 0.273486
 
 
 def test_a_long_term_deploy_is_charged_the_on_demand_price():
     cost_value = PriceBook(None, CATALOGS).instance_deploy(
-        {"instance_type": "1V100.6V", "contract": "LONG_TERM", "os_volume": {"name": "os", "size": 50}}, False)
+        {"instance_type": "1V100.6V", "contract": "LONG_TERM", "os_volume": {"name": "os", "size": 50}}, False
+    )
     assert cost_value["basis"][0] == {"item": "instance 1V100.6V (long-term, on-demand price)", "price_per_hour": 0.39}
 
 
@@ -96,7 +119,8 @@ def test_an_os_volume_the_api_sizes_is_named_but_not_priced():
 
 def test_a_cluster_deploy_costs_the_cluster_and_its_shared_volume():
     cost_value = PriceBook(None, CATALOGS).cluster_deploy(
-        {"cluster_type": "16H100", "shared_volume": {"name": "home", "size": 1000}})
+        {"cluster_type": "16H100", "shared_volume": {"name": "home", "size": 1000}}
+    )
     assert cost_value["price_per_hour"] == 37.050959
     assert cost_value["basis"][1]["item"] == "shared volume home NVMe_Shared_Cluster 1000 GB"
 
@@ -111,7 +135,8 @@ def test_the_cap():
     assert over_cap(plan, None, "x") is None
     assert over_cap(plan, 0.39, "x") is None
     assert over_cap(plan, 0.38, "instance a") == (
-        "instance a would cost 0.39 usd/h (instance 1V100.6V (on-demand) 0.39), over max_price_per_hour 0.38")
+        "instance a would cost 0.39 usd/h (instance 1V100.6V (on-demand) 0.39), over max_price_per_hour 0.38"
+    )
     with pytest.raises(ModuleFailure, match="; nothing was changed") as refused:
         refuse_over_cap(plan, 0.1, "instance a")
     assert refused.value.result["cost"] == plan

@@ -16,12 +16,29 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
 )
 
 TYPES = [
-    {"instance_type": "1H100.80S.30V", "model": "H100", "gpu": {"number_of_gpus": 1}, "price_per_hour": "2.29",
-     "supported_os": ["ubuntu-24.04"], "is_spot": False},
-    {"instance_type": "8H100.80S.176V", "model": "H100", "gpu": {"number_of_gpus": 8}, "price_per_hour": "18.32",
-     "supported_os": ["ubuntu-22.04"], "is_spot": True},
-    {"instance_type": "CPU.4V.16G", "model": "CPU Node", "gpu": {"number_of_gpus": 0}, "price_per_hour": "0.1196",
-     "supported_os": ["ubuntu-24.04"]},
+    {
+        "instance_type": "1H100.80S.30V",
+        "model": "H100",
+        "gpu": {"number_of_gpus": 1},
+        "price_per_hour": "2.29",
+        "supported_os": ["ubuntu-24.04"],
+        "is_spot": False,
+    },
+    {
+        "instance_type": "8H100.80S.176V",
+        "model": "H100",
+        "gpu": {"number_of_gpus": 8},
+        "price_per_hour": "18.32",
+        "supported_os": ["ubuntu-22.04"],
+        "is_spot": True,
+    },
+    {
+        "instance_type": "CPU.4V.16G",
+        "model": "CPU Node",
+        "gpu": {"number_of_gpus": 0},
+        "price_per_hour": "0.1196",
+        "supported_os": ["ubuntu-24.04"],
+    },
 ]
 
 
@@ -30,10 +47,22 @@ def codes(items):
 
 
 INSTANCES = [
-    {"id": "i-1", "hostname": "web-1", "status": "running", "location": "FIN-01", "instance_type": "CPU.4V.16G",
-     "tags": [{"id": "t1", "key": "team", "value": "Vision"}, {"id": "t2", "key": "batch", "value": ""}]},
-    {"id": "i-2", "hostname": "Web-1", "status": "offline", "location": "FIN-02", "instance_type": "1H100.80S.30V",
-     "tags": []},
+    {
+        "id": "i-1",
+        "hostname": "web-1",
+        "status": "running",
+        "location": "FIN-01",
+        "instance_type": "CPU.4V.16G",
+        "tags": [{"id": "t1", "key": "team", "value": "Vision"}, {"id": "t2", "key": "batch", "value": ""}],
+    },
+    {
+        "id": "i-2",
+        "hostname": "Web-1",
+        "status": "offline",
+        "location": "FIN-02",
+        "instance_type": "1H100.80S.30V",
+        "tags": [],
+    },
 ]
 
 
@@ -80,18 +109,28 @@ def test_numeric_strings_compare_as_numbers():
 
 
 def test_filters_combine_with_and_and_unset_options_keep_everything():
-    filters = (Filter("gpu_model", "model"), Filter("min_gpus", "gpu.number_of_gpus", at_least),
-               Filter("max_price", "price_per_hour", at_most), Filter("image", "supported_os", includes),
-               Filter("spot", "is_spot", exactly))
+    filters = (
+        Filter("gpu_model", "model"),
+        Filter("min_gpus", "gpu.number_of_gpus", at_least),
+        Filter("max_price", "price_per_hour", at_most),
+        Filter("image", "supported_os", includes),
+        Filter("spot", "is_spot", exactly),
+    )
     assert codes(apply_filters(TYPES, filters, {})) == codes(TYPES)
     assert codes(apply_filters(TYPES, filters, {"gpu_model": []})) == codes(TYPES)
     assert codes(apply_filters(TYPES, filters, {"gpu_model": ["h100"], "min_gpus": 2})) == ["8H100.80S.176V"]
-    assert codes(apply_filters(TYPES, filters, {"max_price": 3, "image": "ubuntu-24.04"})) == ["1H100.80S.30V", "CPU.4V.16G"]
+    assert codes(apply_filters(TYPES, filters, {"max_price": 3, "image": "ubuntu-24.04"})) == [
+        "1H100.80S.30V",
+        "CPU.4V.16G",
+    ]
     assert codes(apply_filters(TYPES, filters, {"spot": False})) == ["1H100.80S.30V"]
 
 
 def test_unset_query_values_are_left_out():
-    assert set_only({"currency": "eur", "instance_type": None, "is_spot": False}) == {"currency": "eur", "is_spot": False}
+    assert set_only({"currency": "eur", "instance_type": None, "is_spot": False}) == {
+        "currency": "eur",
+        "is_spot": False,
+    }
     assert set_only(None) == {}
 
 

@@ -12,7 +12,11 @@ import time
 
 import pytest
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import CreateLock, create_lock_path, release_create_locks
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import (
+    CreateLock,
+    create_lock_path,
+    release_create_locks,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import creation_order
 
 URL = "https://api.example.test/v1"
@@ -40,17 +44,27 @@ def held_by_someone(path):
 
 
 def start_holder(path):
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True,
-                              env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+    )
     assert holder.stdout.readline().strip() == "held"
     return holder
 
 
 def test_one_file_per_api_url_client_kind_and_name(tmp_path):
-    paths = set(create_lock_path(str(tmp_path), url, client, kind, name)
-                for url, client, kind, name in itertools.product((URL, URL + "2"), ("a", "b"), ("instance", "volume"), ("x", "y")))
+    paths = set(
+        create_lock_path(str(tmp_path), url, client, kind, name)
+        for url, client, kind, name in itertools.product(
+            (URL, URL + "2"), ("a", "b"), ("instance", "volume"), ("x", "y")
+        )
+    )
     assert len(paths) == 16
-    assert create_lock_path(str(tmp_path), URL, "a", "instance", "x") == create_lock_path(str(tmp_path), URL, "a", "instance", "x")
+    assert create_lock_path(str(tmp_path), URL, "a", "instance", "x") == create_lock_path(
+        str(tmp_path), URL, "a", "instance", "x"
+    )
 
 
 def test_lock_file_and_directory_are_private(tmp_path):

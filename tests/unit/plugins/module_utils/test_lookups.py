@@ -37,8 +37,10 @@ class FakeClient:
 
 
 def test_the_live_one_wins_over_one_being_removed():
-    instances = [{"id": OLD_ID, "hostname": "web", "status": "deleting"},
-                 {"id": NEW_ID, "hostname": "web", "status": "ordered"}]
+    instances = [
+        {"id": OLD_ID, "hostname": "web", "status": "deleting"},
+        {"id": NEW_ID, "hostname": "web", "status": "ordered"},
+    ]
     assert instance_named(instances, "web")["id"] == NEW_ID
     assert instance_named(instances[:1], "web")["id"] == OLD_ID
     assert instance_named(instances, "web", exclude_id=NEW_ID)["id"] == OLD_ID
@@ -46,24 +48,32 @@ def test_the_live_one_wins_over_one_being_removed():
 
 
 def test_two_live_clusters_with_one_hostname_need_the_id():
-    clusters = [{"id": OLD_ID, "hostname": "hpc", "status": "running"},
-                {"id": NEW_ID, "hostname": "hpc", "status": "running"}]
+    clusters = [
+        {"id": OLD_ID, "hostname": "hpc", "status": "running"},
+        {"id": NEW_ID, "hostname": "hpc", "status": "running"},
+    ]
     with pytest.raises(ModuleFailure) as failure:
         cluster_named(clusters, "hpc")
     assert "2 clusters are named 'hpc'" in failure.value.msg
 
 
 def test_a_volume_name_used_in_two_locations_needs_the_location():
-    volumes = [{"id": OLD_ID, "name": "data", "location": "FIN-01"},
-               {"id": NEW_ID, "name": "data", "location": "ICE-01"}]
+    volumes = [
+        {"id": OLD_ID, "name": "data", "location": "FIN-01"},
+        {"id": NEW_ID, "name": "data", "location": "ICE-01"},
+    ]
     assert volume_named(volumes, "data", "ICE-01")["id"] == NEW_ID
     with pytest.raises(ModuleFailure):
         volume_named(volumes, "data")
 
 
 def test_taggable_by_id_costs_one_read_and_by_name_one_list():
-    client = FakeClient({"/clusters/" + OLD_ID: {"id": OLD_ID, "hostname": "hpc"},
-                         "/clusters": [{"id": OLD_ID, "hostname": "hpc", "status": "running"}]})
+    client = FakeClient(
+        {
+            "/clusters/" + OLD_ID: {"id": OLD_ID, "hostname": "hpc"},
+            "/clusters": [{"id": OLD_ID, "hostname": "hpc", "status": "running"}],
+        }
+    )
     assert find_taggable(client, "cluster", OLD_ID)["hostname"] == "hpc"
     assert client.paths == ["/clusters/" + OLD_ID]
     client.paths = []

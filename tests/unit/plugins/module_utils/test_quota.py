@@ -20,7 +20,10 @@ QUOTA, WINDOW = 10, 3
 def make_client_with_cache(emulator, tmp_path):
     def factory(token_cache=None):
         token_cache = token_cache or str(tmp_path / "tokens")
-        return ApiClient(emulator.api_url, emulator.client_id, emulator.client_secret, token_cache=token_cache), token_cache
+        return ApiClient(
+            emulator.api_url, emulator.client_id, emulator.client_secret, token_cache=token_cache
+        ), token_cache
+
     return factory
 
 
@@ -32,8 +35,14 @@ def known_quotas(path, method, request_path):
     """A state file that knows the project and endpoint quotas (10 per 3 s), no window open."""
     entry = {"q": QUOTA, "w": WINDOW, "left": 0, "reset_at": 0, "opened": True}
     with open(path, "w") as handle:
-        json.dump({"format": "cloudcompute.cloud rate limits 1", "identity": "unit",
-                   "quotas": {PROJECT: dict(entry), endpoint_key(method, request_path): dict(entry)}}, handle)
+        json.dump(
+            {
+                "format": "cloudcompute.cloud rate limits 1",
+                "identity": "unit",
+                "quotas": {PROJECT: dict(entry), endpoint_key(method, request_path): dict(entry)},
+            },
+            handle,
+        )
     os.chmod(path, 0o600)
 
 
@@ -77,12 +86,17 @@ def ask_api(api_url, client_id, client_secret, token_cache, count, statuses):
 
 
 def test_processes_sharing_a_token_cache_share_the_api_quota(emulator, control, tmp_path):
-    control.update_settings(rate_limits={
-        "enabled": True, "window_seconds": WINDOW, "endpoint_quota": QUOTA, "project_quota": 1000})
+    control.update_settings(
+        rate_limits={"enabled": True, "window_seconds": WINDOW, "endpoint_quota": QUOTA, "project_quota": 1000}
+    )
     token_cache = str(tmp_path / "tokens")
     results = multiprocessing.Queue()
-    processes = [multiprocessing.Process(target=ask_api, args=(
-        emulator.api_url, emulator.client_id, emulator.client_secret, token_cache, 8, results)) for _process in range(3)]
+    processes = [
+        multiprocessing.Process(
+            target=ask_api, args=(emulator.api_url, emulator.client_id, emulator.client_secret, token_cache, 8, results)
+        )
+        for _process in range(3)
+    ]
     for process in processes:
         process.start()
     outcomes = [results.get(timeout=60) for _process in processes]

@@ -64,7 +64,9 @@ def test_tag_filters_match_keys_any_value_or_exact_values():
     tag_filter = normalize_tag_filter({"Env": "prod", "gpu": None, "pinned": ""})
     assert tag_filter == [("env", "prod"), ("gpu", None), ("pinned", "")]
     assert tag_filter_query(tag_filter) == ["env=prod", "gpu", "pinned="]
-    resource = {"tags": [{"key": "env", "value": "prod"}, {"key": "gpu", "value": "h100"}, {"key": "pinned", "value": ""}]}
+    resource = {
+        "tags": [{"key": "env", "value": "prod"}, {"key": "gpu", "value": "h100"}, {"key": "pinned", "value": ""}]
+    }
     assert matches_tag_filter(resource, tag_filter)
     assert not matches_tag_filter(resource, normalize_tag_filter({"env": "dev"}))
     assert not matches_tag_filter(resource, normalize_tag_filter({"gpu": ""}))
@@ -75,17 +77,26 @@ def test_tags_are_normalized_from_a_dict_or_a_list_of_pairs():
     assert normalize_tags({"Team": "ml", "GPU": None}) == {"team": "ml", "gpu": ""}
     assert normalize_tags([{"key": "Team", "value": "ml"}, {"key": "gpu"}]) == {"team": "ml", "gpu": ""}
     assert normalize_tags([{"key": "team", "value": 7}, {"key": "TEAM", "value": "7"}]) == {"team": "7"}
-    for bad, message in (("team=ml", "must be a dictionary"), ([{"value": "x"}], "must be a dict with a key"),
-                         ({"team": "a", "Team": "b"}, "given twice"), ({" ": "x"}, "must not be empty"),
-                         (dict(("k%d" % number, "") for number in range(11)), "at most 10 tags")):
+    for bad, message in (
+        ("team=ml", "must be a dictionary"),
+        ([{"value": "x"}], "must be a dict with a key"),
+        ({"team": "a", "Team": "b"}, "given twice"),
+        ({" ": "x"}, "must not be empty"),
+        (dict(("k%d" % number, "") for number in range(11)), "at most 10 tags"),
+    ):
         with pytest.raises(ModuleFailure) as failure:
             normalize_tags(bad)
         assert message in failure.value.msg
 
 
 def test_tags_to_remove_by_key_or_by_key_and_value():
-    resource = {"tags": [{"id": "1", "key": "team", "value": "ml"}, {"id": "2", "key": "pinned", "value": ""},
-                         {"id": "3", "key": "owner", "value": "alice"}]}
+    resource = {
+        "tags": [
+            {"id": "1", "key": "team", "value": "ml"},
+            {"id": "2", "key": "pinned", "value": ""},
+            {"id": "3", "key": "owner", "value": "alice"},
+        ]
+    }
     selection = normalize_tags({"Team": None, "pinned": "", "owner": "bob", "absent": None}, any_value=True)
     assert selection == {"team": None, "pinned": "", "owner": "bob", "absent": None}
     assert [tag["id"] for tag in tags_to_remove(resource, selection)] == ["1", "2"]
@@ -94,8 +105,13 @@ def test_tags_to_remove_by_key_or_by_key_and_value():
 def test_only_given_options_that_differ_are_refused_and_all_are_named():
     refuse_differences("thing t1", {"size": (None, 10), "type": ("HDD", "HDD")}, "advice")
     with pytest.raises(ModuleFailure) as failure:
-        refuse_differences("thing t1", {"type": ("HDD", "NVMe"), "location_code": ("FIN-02", "FIN-01"), "size": (None, 1)},
-                           "make a new one.")
+        refuse_differences(
+            "thing t1",
+            {"type": ("HDD", "NVMe"), "location_code": ("FIN-02", "FIN-01"), "size": (None, 1)},
+            "make a new one.",
+        )
     assert failure.value.msg == "cannot change location_code, type of existing thing t1: make a new one."
-    assert failure.value.result["immutable"] == {"type": {"desired": "HDD", "current": "NVMe"},
-                                                 "location_code": {"desired": "FIN-02", "current": "FIN-01"}}
+    assert failure.value.result["immutable"] == {
+        "type": {"desired": "HDD", "current": "NVMe"},
+        "location_code": {"desired": "FIN-02", "current": "FIN-01"},
+    }

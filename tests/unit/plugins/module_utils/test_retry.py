@@ -30,13 +30,13 @@ NOW = 1_800_000_000.0
 JITTER = 0.5  # the random part of every wait: half of its range in these rows
 
 # Kinds of request.
-READ = RequestKind(idempotent=True)                               # GET, PUT, PATCH, DELETE
-CREATE = RequestKind(idempotent=False)                            # POST: not repeated blindly
-DEPLOY = RequestKind(idempotent=False, retry_unavailable=False)   # a 503 is "no capacity"
-TOKEN = RequestKind(idempotent=True, authenticated=False)         # the token exchange
+READ = RequestKind(idempotent=True)  # GET, PUT, PATCH, DELETE
+CREATE = RequestKind(idempotent=False)  # POST: not repeated blindly
+DEPLOY = RequestKind(idempotent=False, retry_unavailable=False)  # a 503 is "no capacity"
+TOKEN = RequestKind(idempotent=True, authenticated=False)  # the token exchange
 
-DEFAULT = RetryLimits()                              # 5 transient retries, 429s for 900 s in all
-INVENTORY = RetryLimits(rate_limit_retries=2)        # gives up after two 429s
+DEFAULT = RetryLimits()  # 5 transient retries, 429s for 900 s in all
+INVENTORY = RetryLimits(rate_limit_retries=2)  # gives up after two 429s
 FRESH = RetryState()
 
 
@@ -76,78 +76,199 @@ CASES = [
     ("200 is the answer", answered(200), READ, FRESH, DEFAULT, answer()),
     ("204 is the answer", answered(204), READ, FRESH, DEFAULT, answer()),
     ("404 fails with the API's error", answered(404), READ, FRESH, DEFAULT, fail()),
-    ("404 after a lost answer says so", answered(404), READ, used(transient=1, outcome_unknown=True), DEFAULT,
-     fail(after_lost_response=True)),
+    (
+        "404 after a lost answer says so",
+        answered(404),
+        READ,
+        used(transient=1, outcome_unknown=True),
+        DEFAULT,
+        fail(after_lost_response=True),
+    ),
     ("400 on a create fails at once", answered(400), CREATE, FRESH, DEFAULT, fail()),
-
     # 401: a new token, once
     ("401 renews the token", answered(401), READ, FRESH, DEFAULT, renew_token(reauthenticated=True)),
     ("401 again fails", answered(401), READ, used(reauthenticated=True), DEFAULT, fail()),
     ("401 of the token exchange fails", answered(401), TOKEN, FRESH, DEFAULT, fail()),
-
     # 429: wait as asked, within a time budget
-    ("429 waits Retry-After seconds", answered(429, "3"), READ, FRESH, DEFAULT,
-     retry(3.5, as_asked=True, rate_limited=1, rate_limit_waited=3.5)),
-    ("429 waits until a Retry-After date", answered(429, formatdate(NOW + 10, usegmt=True)), CREATE, FRESH, DEFAULT,
-     retry(10.5, as_asked=True, rate_limited=1, rate_limit_waited=10.5)),
-    ("429 on a create is retried too", answered(429, "1"), CREATE, used(rate_limited=4, rate_limit_waited=6.0),
-     DEFAULT, retry(1.5, as_asked=True, rate_limited=5, rate_limit_waited=7.5)),
-    ("429 without Retry-After backs off", answered(429), READ, used(rate_limited=2), DEFAULT,
-     retry(4.5, as_asked=True, rate_limited=3, rate_limit_waited=4.5)),
-    ("429 with a meaningless Retry-After backs off", answered(429, "soon"), READ, FRESH, DEFAULT,
-     retry(1.5, as_asked=True, rate_limited=1, rate_limit_waited=1.5)),
-    ("429's wait is clamped to the budget left", answered(429, "2.9"), READ, used(rate_limit_waited=897.0), DEFAULT,
-     retry(3.0, as_asked=True, rate_limited=1, rate_limit_waited=900.0)),
-    ("429 asking beyond the budget fails at once", answered(429, "5"), READ, used(rate_limit_waited=899.0), DEFAULT,
-     fail(hint="The API asked to retry after 5, beyond the 900 seconds the client waits in all", rate_limited=1)),
-    ("429 asking an absurd wait fails at once", answered(429, "1e9"), READ, FRESH, DEFAULT,
-     fail(hint="beyond the 900 seconds", rate_limited=1)),
-    ("429 once the budget is spent fails", answered(429, "1"), READ, used(rate_limited=40, rate_limit_waited=900.0),
-     DEFAULT, fail()),
+    (
+        "429 waits Retry-After seconds",
+        answered(429, "3"),
+        READ,
+        FRESH,
+        DEFAULT,
+        retry(3.5, as_asked=True, rate_limited=1, rate_limit_waited=3.5),
+    ),
+    (
+        "429 waits until a Retry-After date",
+        answered(429, formatdate(NOW + 10, usegmt=True)),
+        CREATE,
+        FRESH,
+        DEFAULT,
+        retry(10.5, as_asked=True, rate_limited=1, rate_limit_waited=10.5),
+    ),
+    (
+        "429 on a create is retried too",
+        answered(429, "1"),
+        CREATE,
+        used(rate_limited=4, rate_limit_waited=6.0),
+        DEFAULT,
+        retry(1.5, as_asked=True, rate_limited=5, rate_limit_waited=7.5),
+    ),
+    (
+        "429 without Retry-After backs off",
+        answered(429),
+        READ,
+        used(rate_limited=2),
+        DEFAULT,
+        retry(4.5, as_asked=True, rate_limited=3, rate_limit_waited=4.5),
+    ),
+    (
+        "429 with a meaningless Retry-After backs off",
+        answered(429, "soon"),
+        READ,
+        FRESH,
+        DEFAULT,
+        retry(1.5, as_asked=True, rate_limited=1, rate_limit_waited=1.5),
+    ),
+    (
+        "429's wait is clamped to the budget left",
+        answered(429, "2.9"),
+        READ,
+        used(rate_limit_waited=897.0),
+        DEFAULT,
+        retry(3.0, as_asked=True, rate_limited=1, rate_limit_waited=900.0),
+    ),
+    (
+        "429 asking beyond the budget fails at once",
+        answered(429, "5"),
+        READ,
+        used(rate_limit_waited=899.0),
+        DEFAULT,
+        fail(hint="The API asked to retry after 5, beyond the 900 seconds the client waits in all", rate_limited=1),
+    ),
+    (
+        "429 asking an absurd wait fails at once",
+        answered(429, "1e9"),
+        READ,
+        FRESH,
+        DEFAULT,
+        fail(hint="beyond the 900 seconds", rate_limited=1),
+    ),
+    (
+        "429 once the budget is spent fails",
+        answered(429, "1"),
+        READ,
+        used(rate_limited=40, rate_limit_waited=900.0),
+        DEFAULT,
+        fail(),
+    ),
     ("429 beyond the inventory's count fails", answered(429, "1"), READ, used(rate_limited=2), INVENTORY, fail()),
-    ("429 within the inventory's count waits", answered(429, "1"), READ, used(rate_limited=1), INVENTORY,
-     retry(1.5, as_asked=True, rate_limited=2, rate_limit_waited=1.5)),
-
+    (
+        "429 within the inventory's count waits",
+        answered(429, "1"),
+        READ,
+        used(rate_limited=1),
+        INVENTORY,
+        retry(1.5, as_asked=True, rate_limited=2, rate_limit_waited=1.5),
+    ),
     # 503: an outage, retried a few times; for a deploy an answer, unless Retry-After says when
     ("503 backs off", answered(503), READ, FRESH, DEFAULT, retry(0.375, transient=1)),
     ("503 on a create backs off too", answered(503), CREATE, FRESH, DEFAULT, retry(0.375, transient=1)),
     ("503 after five retries fails", answered(503), READ, used(transient=5), DEFAULT, fail()),
     ("503 to a deploy is its answer", answered(503), DEPLOY, FRESH, DEFAULT, fail()),
-    ("503 to a deploy with Retry-After waits", answered(503, "2"), DEPLOY, FRESH, DEFAULT,
-     retry(2.5, as_asked=True, transient=1, unavailable_waited=2.5)),
-    ("503 asking beyond the budget fails at once", answered(503, "901"), READ, FRESH, DEFAULT,
-     fail(hint="beyond the 900 seconds", transient=1)),
-
+    (
+        "503 to a deploy with Retry-After waits",
+        answered(503, "2"),
+        DEPLOY,
+        FRESH,
+        DEFAULT,
+        retry(2.5, as_asked=True, transient=1, unavailable_waited=2.5),
+    ),
+    (
+        "503 asking beyond the budget fails at once",
+        answered(503, "901"),
+        READ,
+        FRESH,
+        DEFAULT,
+        fail(hint="beyond the 900 seconds", transient=1),
+    ),
     # other 5xx: the request may have been carried out
     ("500 on a read backs off", answered(500), READ, FRESH, DEFAULT, retry(0.375, transient=1, outcome_unknown=True)),
-    ("502 on a read backs off longer each time", answered(502), READ, used(transient=3), DEFAULT,
-     retry(3.0, transient=4, outcome_unknown=True)),
-    ("500 backoff stops growing at 8 s", answered(500), READ, used(transient=6), RetryLimits(transient_retries=10),
-     retry(6.0, transient=7, outcome_unknown=True)),
-    ("500 on a read after five retries fails, after a lost answer", answered(500), READ,
-     used(transient=5, outcome_unknown=True), DEFAULT, fail(after_lost_response=True)),
+    (
+        "502 on a read backs off longer each time",
+        answered(502),
+        READ,
+        used(transient=3),
+        DEFAULT,
+        retry(3.0, transient=4, outcome_unknown=True),
+    ),
+    (
+        "500 backoff stops growing at 8 s",
+        answered(500),
+        READ,
+        used(transient=6),
+        RetryLimits(transient_retries=10),
+        retry(6.0, transient=7, outcome_unknown=True),
+    ),
+    (
+        "500 on a read after five retries fails, after a lost answer",
+        answered(500),
+        READ,
+        used(transient=5, outcome_unknown=True),
+        DEFAULT,
+        fail(after_lost_response=True),
+    ),
     ("502 on a create is a lost response", answered(502), CREATE, FRESH, DEFAULT, fail(lost=True)),
-
     # no answer
-    ("connect failure on a create is retried: nothing was sent", no_answer(CONNECT_FAILED), CREATE, FRESH, DEFAULT,
-     retry(0.375, transient=1)),
-    ("connect failure after five retries fails", no_answer(CONNECT_FAILED), CREATE, used(transient=5), DEFAULT,
-     fail()),
-    ("connection lost on a read is retried", no_answer(CONNECTION_LOST), READ, FRESH, DEFAULT,
-     retry(0.375, transient=1, outcome_unknown=True)),
-    ("connection lost on a read after five retries fails", no_answer(CONNECTION_LOST), READ, used(transient=5),
-     DEFAULT, fail()),
-    ("connection lost on a create is a lost response", no_answer(CONNECTION_LOST), CREATE, FRESH, DEFAULT,
-     fail(lost=True)),
+    (
+        "connect failure on a create is retried: nothing was sent",
+        no_answer(CONNECT_FAILED),
+        CREATE,
+        FRESH,
+        DEFAULT,
+        retry(0.375, transient=1),
+    ),
+    ("connect failure after five retries fails", no_answer(CONNECT_FAILED), CREATE, used(transient=5), DEFAULT, fail()),
+    (
+        "connection lost on a read is retried",
+        no_answer(CONNECTION_LOST),
+        READ,
+        FRESH,
+        DEFAULT,
+        retry(0.375, transient=1, outcome_unknown=True),
+    ),
+    (
+        "connection lost on a read after five retries fails",
+        no_answer(CONNECTION_LOST),
+        READ,
+        used(transient=5),
+        DEFAULT,
+        fail(),
+    ),
+    (
+        "connection lost on a create is a lost response",
+        no_answer(CONNECTION_LOST),
+        CREATE,
+        FRESH,
+        DEFAULT,
+        fail(lost=True),
+    ),
     ("an answer too slow for a read fails, not retried", no_answer(TOO_SLOW), READ, FRESH, DEFAULT, fail()),
-    ("an answer too slow for a create is a lost response", no_answer(TOO_SLOW), CREATE, FRESH, DEFAULT,
-     fail(lost=True)),
+    (
+        "an answer too slow for a create is a lost response",
+        no_answer(TOO_SLOW),
+        CREATE,
+        FRESH,
+        DEFAULT,
+        fail(lost=True),
+    ),
     ("a refused answer (TLS, redirect, huge) fails, not retried", no_answer(REFUSED), READ, FRESH, DEFAULT, fail()),
 ]
 
 
-@pytest.mark.parametrize("attempt, kind, state, limits, expected", [case[1:] for case in CASES],
-                         ids=[case[0] for case in CASES])
+@pytest.mark.parametrize(
+    "attempt, kind, state, limits, expected", [case[1:] for case in CASES], ids=[case[0] for case in CASES]
+)
 def test_decision(attempt, kind, state, limits, expected):
     decision = decide(attempt, kind, state, limits, NOW, JITTER)
     assert decision.action == expected["action"]

@@ -23,14 +23,23 @@ LIVE = {
         {"type": "plain", "name": "B", "value_or_reference_to_secret": "2"},
         {"type": "plain", "name": "A", "value_or_reference_to_secret": "1"},
     ],
-    "volume_mounts": [{"type": "scratch", "mount_path": "/data", "secret_name": None, "volume_id": None, "size_in_mb": None}],
+    "volume_mounts": [
+        {"type": "scratch", "mount_path": "/data", "secret_name": None, "volume_id": None, "size_in_mb": None}
+    ],
 }
 
 
 def option(**members):
     """A ``containers`` item as the argument spec hands it over: every member present."""
-    container = dict(name=None, image=None, exposed_port=None, healthcheck=None, entrypoint_overrides=None, env=None,
-                     volume_mounts=None)
+    container = dict(
+        name=None,
+        image=None,
+        exposed_port=None,
+        healthcheck=None,
+        entrypoint_overrides=None,
+        env=None,
+        volume_mounts=None,
+    )
     container.update(members)
     return container
 
@@ -64,13 +73,16 @@ def test_the_same_containers_in_another_form_are_no_change():
     assert not ContainerSpecs.differ(wanted, [LIVE])
 
 
-@pytest.mark.parametrize("change", [
-    dict(image="nginx:1.28"),
-    dict(image="nginx:1.27", env=env(("A", "1"))),
-    dict(image="nginx:1.27", healthcheck=dict(enabled=None, port=None, path="/health")),
-    dict(image="nginx:1.27", entrypoint_overrides=dict(enabled=None, entrypoint=["/bin/serve"], cmd=None)),
-    dict(image="nginx:1.27", volume_mounts=[]),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(image="nginx:1.28"),
+        dict(image="nginx:1.27", env=env(("A", "1"))),
+        dict(image="nginx:1.27", healthcheck=dict(enabled=None, port=None, path="/health")),
+        dict(image="nginx:1.27", entrypoint_overrides=dict(enabled=None, entrypoint=["/bin/serve"], cmd=None)),
+        dict(image="nginx:1.27", volume_mounts=[]),
+    ],
+)
 def test_a_difference_in_what_is_set_is_a_change(change):
     assert ContainerSpecs.differ(desired(option(**change)), [LIVE])
 
@@ -80,16 +92,20 @@ def test_another_number_of_containers_is_a_change():
 
 
 def test_an_update_keeps_what_was_left_out():
-    merged = ContainerSpecs.merged(desired(option(image="nginx:1.28", healthcheck=dict(enabled=None, port=None, path="/live"))), [LIVE])
-    assert merged == [{
-        "name": "api",
-        "image": "nginx:1.28",
-        "exposed_port": 8080,
-        "healthcheck": {"enabled": True, "port": 8080, "path": "/live"},
-        "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
-        "env": LIVE["env"],
-        "volume_mounts": [{"type": "scratch", "mount_path": "/data"}],
-    }]
+    merged = ContainerSpecs.merged(
+        desired(option(image="nginx:1.28", healthcheck=dict(enabled=None, port=None, path="/live"))), [LIVE]
+    )
+    assert merged == [
+        {
+            "name": "api",
+            "image": "nginx:1.28",
+            "exposed_port": 8080,
+            "healthcheck": {"enabled": True, "port": 8080, "path": "/live"},
+            "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
+            "env": LIVE["env"],
+            "volume_mounts": [{"type": "scratch", "mount_path": "/data"}],
+        }
+    ]
 
 
 def test_the_prediction_fills_the_documented_defaults_and_keeps_an_unchanged_image_date():
@@ -109,26 +125,61 @@ def test_an_entrypoint_or_command_enables_the_overrides():
 
 def test_mounts_get_their_default_path_and_a_volume_id_passes_through():
     volume_id = "11111111-1111-4111-8111-111111111111"
-    wanted = desired(option(image="x", volume_mounts=[
-        dict(type="shared", mount_path=None, secret_name=None, volume=volume_id, size_in_mb=None)]))
+    wanted = desired(
+        option(
+            image="x",
+            volume_mounts=[dict(type="shared", mount_path=None, secret_name=None, volume=volume_id, size_in_mb=None)],
+        )
+    )
     assert wanted[0]["volume_mounts"] == [
-        {"type": "shared", "mount_path": "/data", "secret_name": None, "volume_id": volume_id, "size_in_mb": None}]
+        {"type": "shared", "mount_path": "/data", "secret_name": None, "volume_id": volume_id, "size_in_mb": None}
+    ]
 
 
-@pytest.mark.parametrize("containers, message", [
-    ([option(image="x", name="a"), option(image="y", name="a")], "two containers have the same name"),
-    ([option(image="x", name="Bad_Name")], "is not a DNS label"),
-    ([option(image="x", exposed_port=0)], "is not a port"),
-    ([option(image="x", env=env(("1X", "v")))], "is not a variable name"),
-    ([option(image="x", env=env(("A", "1"), ("A", "2")))], "given more than once"),
-    ([option(image="x", volume_mounts=[dict(type="secret", mount_path="/s", secret_name=None, volume=None, size_in_mb=None)])],
-     "needs secret_name"),
-    ([option(image="x", volume_mounts=[dict(type="scratch", mount_path=None, secret_name=None, volume="v", size_in_mb=None),
-                                       ])], "only a shared mount"),
-    ([option(image="x", volume_mounts=[dict(type="scratch", mount_path=None, secret_name=None, volume=None, size_in_mb=None),
-                                       dict(type="shared", mount_path=None, secret_name=None, volume=None, size_in_mb=None)])],
-     "two mounts at the same path"),
-])
+@pytest.mark.parametrize(
+    "containers, message",
+    [
+        ([option(image="x", name="a"), option(image="y", name="a")], "two containers have the same name"),
+        ([option(image="x", name="Bad_Name")], "is not a DNS label"),
+        ([option(image="x", exposed_port=0)], "is not a port"),
+        ([option(image="x", env=env(("1X", "v")))], "is not a variable name"),
+        ([option(image="x", env=env(("A", "1"), ("A", "2")))], "given more than once"),
+        (
+            [
+                option(
+                    image="x",
+                    volume_mounts=[
+                        dict(type="secret", mount_path="/s", secret_name=None, volume=None, size_in_mb=None)
+                    ],
+                )
+            ],
+            "needs secret_name",
+        ),
+        (
+            [
+                option(
+                    image="x",
+                    volume_mounts=[
+                        dict(type="scratch", mount_path=None, secret_name=None, volume="v", size_in_mb=None),
+                    ],
+                )
+            ],
+            "only a shared mount",
+        ),
+        (
+            [
+                option(
+                    image="x",
+                    volume_mounts=[
+                        dict(type="scratch", mount_path=None, secret_name=None, volume=None, size_in_mb=None),
+                        dict(type="shared", mount_path=None, secret_name=None, volume=None, size_in_mb=None),
+                    ],
+                )
+            ],
+            "two mounts at the same path",
+        ),
+    ],
+)
 def test_local_checks_name_what_is_wrong(containers, message):
     with pytest.raises(ModuleFailure) as failure:
         ContainerSpecs.validate(containers)
@@ -145,7 +196,10 @@ def test_names_are_dns_labels():
 def test_registry_settings_in_the_api_form():
     assert registry_body(None) is None
     assert registry_body({"is_private": False, "credentials": "ignored"}) == {"is_private": False, "credentials": None}
-    assert registry_body({"is_private": True, "credentials": "ci"}) == {"is_private": True, "credentials": {"name": "ci"}}
+    assert registry_body({"is_private": True, "credentials": "ci"}) == {
+        "is_private": True,
+        "credentials": {"name": "ci"},
+    }
 
 
 def test_whole_numbers_hide_the_apis_int_or_float_choice():

@@ -43,13 +43,16 @@ def test_expiry_alone_keeps_the_other_tags():
     assert to_remove == []
 
 
-@pytest.mark.parametrize("values, message", [
-    (dict(expires_in="5 parsecs"), "expires_in: '5 parsecs' is not a duration"),
-    (dict(expires_at="next week"), "expires_at: 'next week' is not an ISO 8601"),
-    (dict(expires_in="1h", expires_at="2026-12-01"), "mutually exclusive"),
-    (dict(tags={"expires-at": "2026-12-01"}, expires_in="1h"), "given twice"),
-    (dict(tags=dict(("k%d" % number, "") for number in range(10)), expires_in="1h"), "at most 10 tags"),
-])
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        (dict(expires_in="5 parsecs"), "expires_in: '5 parsecs' is not a duration"),
+        (dict(expires_at="next week"), "expires_at: 'next week' is not an ISO 8601"),
+        (dict(expires_in="1h", expires_at="2026-12-01"), "mutually exclusive"),
+        (dict(tags={"expires-at": "2026-12-01"}, expires_in="1h"), "given twice"),
+        (dict(tags=dict(("k%d" % number, "") for number in range(10)), expires_in="1h"), "at most 10 tags"),
+    ],
+)
 def test_refused_before_any_call(values, message):
     with pytest.raises(ModuleFailure, match=message):
         desired_tags(options(**values))

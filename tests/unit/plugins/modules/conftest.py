@@ -15,7 +15,6 @@ import re
 
 import pytest
 import responses
-
 from ansible.module_utils import basic
 
 API_URL = "https://api.scripted.test/v1"
@@ -41,8 +40,11 @@ class ScriptedApi:
 
     def __init__(self, mock):
         self.mock = mock
-        mock.add(responses.POST, API_URL + TOKEN_PATH,
-                 json={"access_token": "scripted-token", "token_type": "Bearer", "expires_in": 3600})
+        mock.add(
+            responses.POST,
+            API_URL + TOKEN_PATH,
+            json={"access_token": "scripted-token", "token_type": "Bearer", "expires_in": 3600},
+        )
 
     def answer(self, method, path, json=None, status=200, headers=None):
         url = re.compile(re.escape(API_URL) + path.pattern) if isinstance(path, re.Pattern) else API_URL + path
@@ -53,7 +55,7 @@ class ScriptedApi:
         """(method, path with its query) of every request sent, the token exchange left out."""
         calls = []
         for call in self.mock.calls:
-            path = call.request.url[len(API_URL):]
+            path = call.request.url[len(API_URL) :]
             if path != TOKEN_PATH:
                 calls.append((call.request.method, path))
         return calls
@@ -76,9 +78,16 @@ def run_module(capsys):
     result, whether it exited or failed. ``check_mode`` and ``diff`` as on the command line."""
 
     def run(main, args, check_mode=False, diff=False):
-        module_args = dict(api_url=API_URL, client_id="scripted-client", client_secret="scripted-secret",
-                           token_cache="false", request_timeout=5,
-                           _ansible_check_mode=check_mode, _ansible_diff=diff, **args)
+        module_args = dict(
+            api_url=API_URL,
+            client_id="scripted-client",
+            client_secret="scripted-secret",
+            token_cache="false",
+            request_timeout=5,
+            _ansible_check_mode=check_mode,
+            _ansible_diff=diff,
+            **args,
+        )
         with patch_module_args(module_args), pytest.raises(SystemExit):
             main()
         return json.loads(capsys.readouterr().out)

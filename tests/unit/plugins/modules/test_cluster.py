@@ -10,16 +10,32 @@ CLUSTER_ID = "2a2b3c4d-0000-4000-8000-000000000001"
 WORKER_ID = "2a2b3c4d-0000-4000-8000-0000000000b1"
 SHARED_VOLUME_ID = "2a2b3c4d-0000-4000-8000-0000000000c1"
 RUNNING = {
-    "id": CLUSTER_ID, "hostname": "train", "status": "running", "cluster_type": "16H200", "image": "ubuntu-24.04-cuda",
-    "location": "FIN-01", "description": "", "contract": "PAY_AS_YOU_GO", "extension_settings": None, "ip": "10.0.0.2",
-    "ssh_key_ids": [], "startup_script_id": None, "tags": [], "price_per_hour": 50.0,
+    "id": CLUSTER_ID,
+    "hostname": "train",
+    "status": "running",
+    "cluster_type": "16H200",
+    "image": "ubuntu-24.04-cuda",
+    "location": "FIN-01",
+    "description": "",
+    "contract": "PAY_AS_YOU_GO",
+    "extension_settings": None,
+    "ip": "10.0.0.2",
+    "ssh_key_ids": [],
+    "startup_script_id": None,
+    "tags": [],
+    "price_per_hour": 50.0,
     "shared_volumes": [{"id": SHARED_VOLUME_ID, "name": "home", "size_in_gigabytes": 500}],
     "worker_nodes": [{"id": WORKER_ID, "hostname": "train-worker-1", "status": "running"}],
     "created_at": "2026-11-01T10:00:00Z",
 }
 ONE = "/clusters/" + CLUSTER_ID
-DEPLOY = dict(hostname="train", cluster_type="16H200", image="ubuntu-24.04-cuda", location_code="FIN-01",
-              shared_volume=dict(name="home", size=500))
+DEPLOY = dict(
+    hostname="train",
+    cluster_type="16H200",
+    image="ubuntu-24.04-cuda",
+    location_code="FIN-01",
+    shared_volume=dict(name="home", size=500),
+)
 
 
 def test_a_cluster_in_its_state_is_one_read_and_no_change(api, run_module):
@@ -35,7 +51,11 @@ def test_a_cluster_in_its_state_is_one_read_and_no_change(api, run_module):
 def test_check_mode_predicts_the_deploy_with_its_nodes_and_cost_and_sends_no_write(api, run_module):
     api.answer(responses.GET, "/clusters", json=[])
     api.answer(responses.GET, "/cluster-types", json=[{"cluster_type": "16H200", "price_per_hour": "50.0"}])
-    api.answer(responses.GET, "/volume-types", json=[{"type": "NVMe_Shared_Cluster", "price": {"price_per_month_per_gb": 0.146}}])
+    api.answer(
+        responses.GET,
+        "/volume-types",
+        json=[{"type": "NVMe_Shared_Cluster", "price": {"price_per_month_per_gb": 0.146}}],
+    )
     result = run_module(main, dict(DEPLOY, nodes=[dict(hostname="train-worker-1", state="stopped")]), check_mode=True)
     assert result["changed"] is True, result
     cluster = result["cluster"]
@@ -47,14 +67,20 @@ def test_check_mode_predicts_the_deploy_with_its_nodes_and_cost_and_sends_no_wri
 
 
 def test_a_worker_node_is_shut_down(api, run_module):
-    node_actions = "%s/nodes/%s/actions" % (ONE, WORKER_ID)
+    node_actions = f"{ONE}/nodes/{WORKER_ID}/actions"
     api.answer(responses.GET, "/clusters", json=[RUNNING])
     api.answer(responses.POST, node_actions, status=202)
-    api.answer(responses.GET, ONE, json=dict(RUNNING, worker_nodes=[dict(RUNNING["worker_nodes"][0], status="offline")]))
-    result = run_module(main, dict(hostname="train", nodes=[dict(hostname="train-worker-1", state="stopped")]), diff=True)
+    api.answer(
+        responses.GET, ONE, json=dict(RUNNING, worker_nodes=[dict(RUNNING["worker_nodes"][0], status="offline")])
+    )
+    result = run_module(
+        main, dict(hostname="train", nodes=[dict(hostname="train-worker-1", state="stopped")]), diff=True
+    )
     assert result["changed"] is True, result
     assert (result["diff"]["before"]["nodes"], result["diff"]["after"]["nodes"]) == (
-        {"train-worker-1": "running"}, {"train-worker-1": "offline"})
+        {"train-worker-1": "running"},
+        {"train-worker-1": "offline"},
+    )
     assert api.sent == [("GET", "/clusters"), ("POST", node_actions), ("GET", ONE)]
     assert api.body(1) == {"action": "shutdown"}
 
@@ -76,7 +102,12 @@ def test_a_discontinue_deletes_the_shared_volumes_once_the_cluster_is_gone(api, 
     assert result["changed"] is True, result
     assert (result["deleted_volume_ids"], result["detached_volume_ids"]) == ([SHARED_VOLUME_ID], [])
     assert result["cluster"] == {}
-    assert api.sent == [("GET", "/clusters"), ("PUT", "/clusters"), ("GET", ONE), ("DELETE", "/volumes/" + SHARED_VOLUME_ID)]
+    assert api.sent == [
+        ("GET", "/clusters"),
+        ("PUT", "/clusters"),
+        ("GET", ONE),
+        ("DELETE", "/volumes/" + SHARED_VOLUME_ID),
+    ]
     assert api.body(1) == {"actions": [{"action": "discontinue", "id": CLUSTER_ID}]}
 
 
@@ -101,7 +132,7 @@ def test_a_change_the_api_cannot_make_is_refused_before_any_write(api, run_modul
     api.answer(responses.GET, "/clusters", json=[RUNNING])
     result = run_module(main, dict(DEPLOY, cluster_type="8B200"))
     assert result["failed"] is True
-    assert result["msg"].startswith("cannot change cluster_type of existing cluster train (%s)" % CLUSTER_ID)
+    assert result["msg"].startswith(f"cannot change cluster_type of existing cluster train ({CLUSTER_ID})")
     assert "discontinue the cluster (state=absent)" in result["msg"]
     assert result["immutable"] == {"cluster_type": {"desired": "8B200", "current": "16H200"}}
     assert api.sent == [("GET", "/clusters")]

@@ -10,15 +10,17 @@ PATH = "/container-deployments/app"
 NOT_FOUND = {"code": "not_found", "message": "no container deployment app"}
 RECORD = {
     "name": "app",
-    "containers": [{
-        "name": "api",
-        "image": {"image": "nginx:1.27", "last_updated_at": "2026-11-01T10:00:00.000Z"},
-        "exposed_port": 8000,
-        "healthcheck": {"enabled": True, "port": 8000, "path": "/health"},
-        "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
-        "env": [{"type": "plain", "name": "LOG_LEVEL", "value_or_reference_to_secret": "info"}],
-        "volume_mounts": [],
-    }],
+    "containers": [
+        {
+            "name": "api",
+            "image": {"image": "nginx:1.27", "last_updated_at": "2026-11-01T10:00:00.000Z"},
+            "exposed_port": 8000,
+            "healthcheck": {"enabled": True, "port": 8000, "path": "/health"},
+            "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
+            "env": [{"type": "plain", "name": "LOG_LEVEL", "value_or_reference_to_secret": "info"}],
+            "volume_mounts": [],
+        }
+    ],
     "compute": {"name": "L40S", "size": 1},
     "scaling": {"min_replica_count": 1, "max_replica_count": 2},
     "container_registry_settings": {"is_private": False, "credentials": None},
@@ -39,7 +41,9 @@ def existing(api, *statuses):
 
 def test_a_deployment_as_asked_is_its_two_reads_and_no_change(api, run_module):
     existing(api, "healthy")
-    result = run_module(main, dict(name="app", containers=CONTAINERS, compute=COMPUTE, scaling={"max_replica_count": 2}))
+    result = run_module(
+        main, dict(name="app", containers=CONTAINERS, compute=COMPUTE, scaling={"max_replica_count": 2})
+    )
     assert result["changed"] is False, result
     assert result["container_deployment"] == dict(RECORD, status="healthy")
     assert api.sent == [("GET", PATH), ("GET", PATH + "/status")]
@@ -55,21 +59,27 @@ def test_a_deployment_still_starting_is_waited_for_without_a_change(api, run_mod
 
 def test_check_mode_predicts_the_create_with_the_documented_defaults_and_sends_no_write(api, run_module):
     api.answer(responses.GET, PATH, json=NOT_FOUND, status=404)
-    result = run_module(main, dict(name="app", containers=[{"image": "nginx:1.27"}], compute=COMPUTE, spot=True),
-                        check_mode=True, diff=True)
+    result = run_module(
+        main,
+        dict(name="app", containers=[{"image": "nginx:1.27"}], compute=COMPUTE, spot=True),
+        check_mode=True,
+        diff=True,
+    )
     assert result["changed"] is True, result
     predicted = result["container_deployment"]
     assert predicted["status"] == "healthy"  # with wait, the run ends once it is healthy
     assert predicted["is_spot"] is True
-    assert predicted["containers"] == [{
-        "name": "container-1",
-        "image": {"image": "nginx:1.27", "last_updated_at": None},
-        "exposed_port": 8000,
-        "healthcheck": {"enabled": True, "port": 8000, "path": "/health"},
-        "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
-        "env": [],
-        "volume_mounts": [],
-    }]
+    assert predicted["containers"] == [
+        {
+            "name": "container-1",
+            "image": {"image": "nginx:1.27", "last_updated_at": None},
+            "exposed_port": 8000,
+            "healthcheck": {"enabled": True, "port": 8000, "path": "/health"},
+            "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
+            "env": [],
+            "volume_mounts": [],
+        }
+    ]
     assert result["diff"]["before"] == {}
     assert result["diff"]["after"]["name"] == "app"
     assert api.sent == [("GET", PATH)]
@@ -86,14 +96,21 @@ def test_a_create_sends_only_what_was_given_and_ends_with_the_status(api, run_mo
     assert api.body(1) == {
         "name": "app",
         "compute": COMPUTE,
-        "containers": [{"name": "api", "image": "nginx:1.27",
-                        "env": [{"type": "plain", "name": "LOG_LEVEL", "value_or_reference_to_secret": "info"}]}],
+        "containers": [
+            {
+                "name": "api",
+                "image": "nginx:1.27",
+                "env": [{"type": "plain", "name": "LOG_LEVEL", "value_or_reference_to_secret": "info"}],
+            }
+        ],
     }
 
 
 def test_check_mode_predicts_an_image_change_as_a_rollout_and_sends_no_write(api, run_module):
     existing(api, "healthy")
-    result = run_module(main, dict(name="app", containers=[{"image": "nginx:1.28"}], wait=False), check_mode=True, diff=True)
+    result = run_module(
+        main, dict(name="app", containers=[{"image": "nginx:1.28"}], wait=False), check_mode=True, diff=True
+    )
     assert result["changed"] is True, result
     predicted = result["container_deployment"]
     assert predicted["status"] == "version_updating"
@@ -108,7 +125,9 @@ def test_an_update_patches_only_the_fields_that_differ_each_whole(api, run_modul
     existing(api, "healthy", "healthy")
     updated = dict(copy.deepcopy(RECORD), scaling={"min_replica_count": 0, "max_replica_count": 2})
     api.answer(responses.PATCH, PATH, json=updated)
-    result = run_module(main, dict(name="app", containers=CONTAINERS, compute=COMPUTE, scaling={"min_replica_count": 0}))
+    result = run_module(
+        main, dict(name="app", containers=CONTAINERS, compute=COMPUTE, scaling={"min_replica_count": 0})
+    )
     assert result["changed"] is True, result
     assert result["container_deployment"]["scaling"] == {"min_replica_count": 0, "max_replica_count": 2}
     assert api.sent == [("GET", PATH), ("GET", PATH + "/status"), ("PATCH", PATH), ("GET", PATH + "/status")]
@@ -161,7 +180,10 @@ def test_an_absent_deployment_is_one_read_and_no_change(api, run_module):
 
 
 TEMPLATE = {
-    "code": "vllm", "exposed_port": 8000, "healthcheck_path": "/health", "default_variant": "small",
+    "code": "vllm",
+    "exposed_port": 8000,
+    "healthcheck_path": "/health",
+    "default_variant": "small",
     "variants": [{"id": "small", "image": "vllm/vllm-openai:0.6", "recommended_compute": {"name": "L40S", "size": 1}}],
     "features": [],
 }
@@ -183,7 +205,11 @@ def test_a_create_from_a_template_does_not_read_it(api, run_module):
     api.answer(responses.GET, PATH + "/status", json={"status": "initializing"})
     created = run_module(main, dict(name="app", template={"id": "vllm"}, wait=False))
     assert created["changed"] is True, created
-    assert api.sent == [("GET", PATH), ("POST", "/container-deployment-templates/vllm/deployments"), ("GET", PATH + "/status")]
+    assert api.sent == [
+        ("GET", PATH),
+        ("POST", "/container-deployment-templates/vllm/deployments"),
+        ("GET", PATH + "/status"),
+    ]
     assert api.body(1) == {"name": "app"}
 
 
@@ -191,8 +217,9 @@ def test_bad_names_are_refused_before_any_request(api, run_module):
     bad_name = run_module(main, dict(name="My_App", state="absent"))
     assert bad_name["failed"] is True
     assert bad_name["msg"].startswith("name: 'My_App' is not a DNS label")
-    bad_env = run_module(main, dict(name="app", containers=[{"image": "nginx", "env": [{"name": "1X", "value": "a"}]}],
-                                    compute=COMPUTE))
+    bad_env = run_module(
+        main, dict(name="app", containers=[{"image": "nginx", "env": [{"name": "1X", "value": "a"}]}], compute=COMPUTE)
+    )
     assert bad_env["failed"] is True
     assert "containers[0].env: '1X' is not a variable name" in bad_env["msg"]
     assert api.sent == []

@@ -6,8 +6,12 @@ import responses
 
 from ansible_collections.cloudcompute.cloud.plugins.modules.container_file_secret import main
 
-RECORD = {"name": "sentiment-tls", "created_at": "2026-11-24T17:40:00Z", "secret_type": "file-secret",
-          "file_names": ["tls.crt", "tls.key"]}
+RECORD = {
+    "name": "sentiment-tls",
+    "created_at": "2026-11-24T17:40:00Z",
+    "secret_type": "file-secret",
+    "file_names": ["tls.crt", "tls.key"],
+}
 FILES = {"tls.crt": "-----BEGIN CERTIFICATE-----", "tls.key": "-----BEGIN PRIVATE KEY-----"}
 
 
@@ -23,8 +27,12 @@ def test_check_mode_predicts_the_file_names_only(api, run_module):
     api.answer(responses.GET, "/file-secrets", json=[])
     result = run_module(main, dict(name="sentiment-tls", files=FILES), check_mode=True, diff=True)
     assert result["changed"] is True
-    assert result["container_file_secret"] == {"name": "sentiment-tls", "created_at": None, "secret_type": "file-secret",
-                                               "file_names": ["tls.crt", "tls.key"]}
+    assert result["container_file_secret"] == {
+        "name": "sentiment-tls",
+        "created_at": None,
+        "secret_type": "file-secret",
+        "file_names": ["tls.crt", "tls.key"],
+    }
     assert "PRIVATE KEY" not in str(result)
     assert api.sent == [("GET", "/file-secrets")]
 
@@ -38,8 +46,13 @@ def test_a_create_sends_the_files_base64_encoded(api, run_module, tmp_path):
     result = run_module(main, dict(name="sentiment-tls", src=str(tmp_path)))
     assert result["changed"] is True, result
     assert result["container_file_secret"] == RECORD
-    assert api.body(1) == {"name": "sentiment-tls", "files": [
-        {"file_name": name, "base64_content": base64.b64encode(content.encode()).decode()} for name, content in sorted(FILES.items())]}
+    assert api.body(1) == {
+        "name": "sentiment-tls",
+        "files": [
+            {"file_name": name, "base64_content": base64.b64encode(content.encode()).decode()}
+            for name, content in sorted(FILES.items())
+        ],
+    }
 
 
 def test_state_absent_deletes_it(api, run_module):

@@ -32,7 +32,12 @@ def test_a_create_sends_the_fields_of_its_type(api, run_module):
     api.answer(responses.GET, PATH, json=[RECORD])
     result = run_module(main, GHCR)
     assert result["changed"] is True, result
-    assert api.body(1) == {"name": "ghcr-deploy", "type": "ghcr", "username": "deploy-bot", "access_token": "ghp_scripted"}
+    assert api.body(1) == {
+        "name": "ghcr-deploy",
+        "type": "ghcr",
+        "username": "deploy-bot",
+        "access_token": "ghp_scripted",
+    }
     assert "ghp_scripted" not in str(result)
 
 

@@ -53,8 +53,12 @@ def test_update_secret_always_replaces_it_and_the_diff_says_so_without_the_value
 
 def test_a_secret_in_use_gets_the_force_hint(api, run_module):
     api.answer(responses.GET, "/secrets", json=[RECORD])
-    api.answer(responses.DELETE, "/secrets/db-password?force=false", status=409,
-               json={"code": "conflict", "message": "secret is used by deployment sentiment"})
+    api.answer(
+        responses.DELETE,
+        "/secrets/db-password?force=false",
+        status=409,
+        json={"code": "conflict", "message": "secret is used by deployment sentiment"},
+    )
     result = run_module(main, dict(name="db-password", state="absent"))
     assert result["failed"] is True
     assert result["failure"]["status"] == 409

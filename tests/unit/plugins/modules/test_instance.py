@@ -10,10 +10,23 @@ INSTANCE_ID = "1a2b3c4d-0000-4000-8000-000000000001"
 OS_VOLUME_ID = "1a2b3c4d-0000-4000-8000-0000000000a1"
 DATA_VOLUME_ID = "1a2b3c4d-0000-4000-8000-0000000000a2"
 RUNNING = {
-    "id": INSTANCE_ID, "hostname": "gpu-1", "status": "running", "instance_type": "1V100.6V", "image": "ubuntu-24.04",
-    "location": "FIN-01", "description": "", "contract": "PAY_AS_YOU_GO", "is_spot": False, "ssh_key_ids": [],
-    "startup_script_id": None, "tags": [], "os_volume_id": OS_VOLUME_ID, "volume_ids": [OS_VOLUME_ID, DATA_VOLUME_ID],
-    "price_per_hour": 0.89, "jupyter_token": "secret-jupyter-token", "created_at": "2026-11-01T10:00:00Z",
+    "id": INSTANCE_ID,
+    "hostname": "gpu-1",
+    "status": "running",
+    "instance_type": "1V100.6V",
+    "image": "ubuntu-24.04",
+    "location": "FIN-01",
+    "description": "",
+    "contract": "PAY_AS_YOU_GO",
+    "is_spot": False,
+    "ssh_key_ids": [],
+    "startup_script_id": None,
+    "tags": [],
+    "os_volume_id": OS_VOLUME_ID,
+    "volume_ids": [OS_VOLUME_ID, DATA_VOLUME_ID],
+    "price_per_hour": 0.89,
+    "jupyter_token": "secret-jupyter-token",
+    "created_at": "2026-11-01T10:00:00Z",
 }
 INSTANCE_TYPES = [{"instance_type": "1V100.6V", "price_per_hour": "0.89", "spot_price": "0.25"}]
 ONE = "/instances/" + INSTANCE_ID
@@ -35,20 +48,38 @@ def test_an_instance_in_its_state_is_one_read_and_no_change(api, run_module):
 
 def test_check_mode_predicts_a_deploy_where_availability_has_capacity_and_sends_no_write(api, run_module):
     api.answer(responses.GET, "/instances", json=[])
-    api.answer(responses.GET, "/instance-availability",
-               json=[{"location_code": "FIN-01", "availabilities": []},
-                     {"location_code": "ICE-01", "availabilities": ["1V100.6V"]}])
+    api.answer(
+        responses.GET,
+        "/instance-availability",
+        json=[
+            {"location_code": "FIN-01", "availabilities": []},
+            {"location_code": "ICE-01", "availabilities": ["1V100.6V"]},
+        ],
+    )
     api.answer(responses.GET, "/instance-types", json=INSTANCE_TYPES)
-    result = run_module(main, dict(hostname="gpu-1", image="ubuntu-24.04",
-                                   placement=dict(locations=["FIN-01", "ICE-01"], instance_types=["1V100.6V"])),
-                        check_mode=True, diff=True)
+    result = run_module(
+        main,
+        dict(
+            hostname="gpu-1",
+            image="ubuntu-24.04",
+            placement=dict(locations=["FIN-01", "ICE-01"], instance_types=["1V100.6V"]),
+        ),
+        check_mode=True,
+        diff=True,
+    )
     assert result["changed"] is True, result
     assert result["placement"]["location_code"] == "ICE-01"
     assert [(tried["location_code"], tried["outcome"]) for tried in result["placement"]["tried"]] == [
-        ("FIN-01", "no_capacity"), ("ICE-01", "predicted")]
+        ("FIN-01", "no_capacity"),
+        ("ICE-01", "predicted"),
+    ]
     instance = result["instance"]
     assert (instance["id"], instance["location"], instance["instance_type"], instance["status"]) == (
-        None, "ICE-01", "1V100.6V", "running")
+        None,
+        "ICE-01",
+        "1V100.6V",
+        "running",
+    )
     assert result["cost"]["basis"][0] == {"item": "instance 1V100.6V (on-demand)", "price_per_hour": 0.89}
     assert result["diff"]["before"] == {}
     assert result["diff"]["after"]["location"] == "ICE-01"
@@ -85,8 +116,12 @@ def test_a_delete_takes_the_volumes_named_and_reports_the_others_detached(api, r
     assert result["detached_volume_ids"] == [OS_VOLUME_ID]
     assert result["instance"] == {}
     assert api.sent == [("GET", "/instances"), ("GET", "/volumes"), ("PUT", "/instances")]
-    assert api.body(2) == {"action": "delete", "id": INSTANCE_ID, "volume_ids": [DATA_VOLUME_ID],
-                           "delete_permanently": False}
+    assert api.body(2) == {
+        "action": "delete",
+        "id": INSTANCE_ID,
+        "volume_ids": [DATA_VOLUME_ID],
+        "delete_permanently": False,
+    }
 
 
 def test_check_mode_predicts_the_delete_with_its_volumes_and_sends_no_write(api, run_module):
@@ -127,8 +162,17 @@ def test_a_deploy_over_the_price_cap_is_refused_before_any_write(api, run_module
     api.answer(responses.GET, "/instances", json=[])
     api.answer(responses.GET, "/instance-types", json=INSTANCE_TYPES)
     api.answer(responses.GET, "/volume-types", json=[{"type": "NVMe", "price": {"price_per_month_per_gb": 0.73}}])
-    result = run_module(main, dict(hostname="gpu-1", instance_type="1V100.6V", image="ubuntu-24.04", location_code="FIN-01",
-                                   os_volume=dict(name="os", size=100), max_price_per_hour=0.5))
+    result = run_module(
+        main,
+        dict(
+            hostname="gpu-1",
+            instance_type="1V100.6V",
+            image="ubuntu-24.04",
+            location_code="FIN-01",
+            os_volume=dict(name="os", size=100),
+            max_price_per_hour=0.5,
+        ),
+    )
     assert result["failed"] is True
     assert "over max_price_per_hour 0.5" in result["msg"]
     assert result["cost"]["price_per_hour"] == 0.99  # 0.89 the instance, 0.10 its 100 GB OS volume
@@ -137,16 +181,34 @@ def test_a_deploy_over_the_price_cap_is_refused_before_any_write(api, run_module
 
 def test_check_mode_skips_the_placement_candidates_over_the_price_cap(api, run_module):
     api.answer(responses.GET, "/instances", json=[])
-    api.answer(responses.GET, "/instance-types",
-               json=INSTANCE_TYPES + [{"instance_type": "8H100.80S", "price_per_hour": "20.0", "spot_price": "6.0"}])
-    api.answer(responses.GET, "/instance-availability",
-               json=[{"location_code": "FIN-01", "availabilities": ["8H100.80S", "1V100.6V"]}])
-    result = run_module(main, dict(hostname="gpu-1", image="ubuntu-24.04", max_price_per_hour=1.0,
-                                   placement=dict(locations=["FIN-01"], instance_types=["8H100.80S", "1V100.6V"])),
-                        check_mode=True)
+    api.answer(
+        responses.GET,
+        "/instance-types",
+        json=INSTANCE_TYPES + [{"instance_type": "8H100.80S", "price_per_hour": "20.0", "spot_price": "6.0"}],
+    )
+    api.answer(
+        responses.GET,
+        "/instance-availability",
+        json=[{"location_code": "FIN-01", "availabilities": ["8H100.80S", "1V100.6V"]}],
+    )
+    result = run_module(
+        main,
+        dict(
+            hostname="gpu-1",
+            image="ubuntu-24.04",
+            max_price_per_hour=1.0,
+            placement=dict(locations=["FIN-01"], instance_types=["8H100.80S", "1V100.6V"]),
+        ),
+        check_mode=True,
+    )
     assert result["changed"] is True, result
     assert [(tried["instance_type"], tried["outcome"]) for tried in result["placement"]["tried"]] == [
-        ("8H100.80S", "over_price_cap"), ("1V100.6V", "predicted")]
+        ("8H100.80S", "over_price_cap"),
+        ("1V100.6V", "predicted"),
+    ]
     assert result["instance"]["instance_type"] == "1V100.6V"
-    assert api.sent == [("GET", "/instances"), ("GET", "/instance-types"),
-                        ("GET", "/instance-availability?location_code=FIN-01")]
+    assert api.sent == [
+        ("GET", "/instances"),
+        ("GET", "/instance-types"),
+        ("GET", "/instance-availability?location_code=FIN-01"),
+    ]

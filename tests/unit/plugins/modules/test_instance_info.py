@@ -7,11 +7,23 @@ import responses
 from ansible_collections.cloudcompute.cloud.plugins.modules.instance_info import main
 
 INSTANCE_ID = "3f6c1e2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b"
-RUNNING = {"id": INSTANCE_ID, "hostname": "web-1", "status": "running", "location": "FIN-01",
-           "instance_type": "CPU.4V.16G", "jupyter_token": "jupyter-secret-token",
-           "tags": [{"id": "t1", "key": "owner", "value": "alice"}, {"id": "t2", "key": "batch", "value": "7"}]}
-OTHER = dict(RUNNING, id="4f6c1e2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b", hostname="web-2", location="FIN-02",
-             jupyter_token="other-secret-token", tags=[])
+RUNNING = {
+    "id": INSTANCE_ID,
+    "hostname": "web-1",
+    "status": "running",
+    "location": "FIN-01",
+    "instance_type": "CPU.4V.16G",
+    "jupyter_token": "jupyter-secret-token",
+    "tags": [{"id": "t1", "key": "owner", "value": "alice"}, {"id": "t2", "key": "batch", "value": "7"}],
+}
+OTHER = dict(
+    RUNNING,
+    id="4f6c1e2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b",
+    hostname="web-2",
+    location="FIN-02",
+    jupyter_token="other-secret-token",
+    tags=[],
+)
 
 
 def test_all_instances_is_one_read_with_the_tokens_masked(api, run_module):
@@ -49,8 +61,12 @@ def test_name_is_the_hostname(api, run_module):
 
 def test_by_id_reads_that_one_and_an_unknown_id_is_an_empty_list(api, run_module):
     api.answer(responses.GET, "/instances/" + INSTANCE_ID, json=RUNNING)
-    api.answer(responses.GET, "/instances/" + OTHER["id"], json={"code": "not_found", "message": "no such instance"},
-               status=404)
+    api.answer(
+        responses.GET,
+        "/instances/" + OTHER["id"],
+        json={"code": "not_found", "message": "no such instance"},
+        status=404,
+    )
     found = run_module(main, dict(id=INSTANCE_ID, return_jupyter_token=True))
     missing = run_module(main, dict(id=OTHER["id"]))
     assert found["instances"][0]["jupyter_token"] == "jupyter-secret-token"

@@ -19,8 +19,13 @@ SHORT_WAIT = 1
 
 
 def instance(instance_id, hostname, status, volume_ids=(), os_volume_id=None):
-    return {"id": instance_id, "hostname": hostname, "status": status, "volume_ids": list(volume_ids),
-            "os_volume_id": os_volume_id}
+    return {
+        "id": instance_id,
+        "hostname": hostname,
+        "status": status,
+        "volume_ids": list(volume_ids),
+        "os_volume_id": os_volume_id,
+    }
 
 
 def item(action, instance_id, status_code=None, error=None):
@@ -75,8 +80,11 @@ def test_a_207_names_the_failed_items_and_a_202_none():
 
 
 def test_one_bulk_request_for_every_instance_that_needs_the_action(api, run_module):
-    project = Project(api, [instance(A, "a", "running"), instance(B, "b", "running"), instance(C, "c", "offline")],
-                      [(202, [item("shutdown", A), item("shutdown", B)])])
+    project = Project(
+        api,
+        [instance(A, "a", "running"), instance(B, "b", "running"), instance(C, "c", "offline")],
+        [(202, [item("shutdown", A), item("shutdown", B)])],
+    )
     result = run_module(main, dict(instances=["a", "b", "c"], state="stopped"))
     assert project.puts == [{"action": "shutdown", "id": [A, B]}]
     assert result["changed"] is True
@@ -84,16 +92,22 @@ def test_one_bulk_request_for_every_instance_that_needs_the_action(api, run_modu
 
 
 def test_a_207_without_items_counts_every_instance_as_failed_and_sends_them_again(api, run_module):
-    project = Project(api, [instance(A, "a", "offline"), instance(B, "b", "offline")],
-                      [(207, []), (202, [item("start", A), item("start", B)])])
+    project = Project(
+        api,
+        [instance(A, "a", "offline"), instance(B, "b", "offline")],
+        [(207, []), (202, [item("start", A), item("start", B)])],
+    )
     result = run_module(main, dict(instances=["a", "b"], state="running", wait_timeout=SHORT_WAIT))
     assert [put["id"] for put in project.puts] == [[A, B], [A, B]]
     assert result["changed"] is True and "failures" not in result, result
 
 
 def test_an_item_the_api_was_busy_for_is_sent_again_alone(api, run_module):
-    project = Project(api, [instance(A, "a", "offline"), instance(B, "b", "offline")],
-                      [(207, [item("start", A), item("start", B, 503, "busy")]), (202, [item("start", B)])])
+    project = Project(
+        api,
+        [instance(A, "a", "offline"), instance(B, "b", "offline")],
+        [(207, [item("start", A), item("start", B, 503, "busy")]), (202, [item("start", B)])],
+    )
     result = run_module(main, dict(instances=["a", "b"], state="running", wait_timeout=SHORT_WAIT))
     assert [put["id"] for put in project.puts] == [[A, B], [B]]
     assert result["changed"] is True
@@ -101,16 +115,26 @@ def test_an_item_the_api_was_busy_for_is_sent_again_alone(api, run_module):
 
 
 def test_a_refused_item_fails_the_task_naming_it_after_the_others_are_done(api, run_module):
-    project = Project(api, [instance(A, "a", "running"), instance(B, "b", "running")],
-                      [(207, [item("shutdown", A), item("shutdown", B, 400, "Instance b has a pending power action")])])
+    project = Project(
+        api,
+        [instance(A, "a", "running"), instance(B, "b", "running")],
+        [(207, [item("shutdown", A), item("shutdown", B, 400, "Instance b has a pending power action")])],
+    )
     result = run_module(main, dict(instances=["a", "b"], state="stopped"))
     assert len(project.puts) == 1  # a 4xx is not sent again
     assert result["failed"] is True
     assert "1 of 2 instances could not be brought to state=stopped" in result["msg"]
-    assert "b (%s): shutdown failed (HTTP 400): Instance b has a pending power action" % B in result["msg"]
+    assert f"b ({B}): shutdown failed (HTTP 400): Instance b has a pending power action" in result["msg"]
     assert result["changed"] is True
-    assert result["failures"] == [{"id": B, "hostname": "b", "action": "shutdown", "status_code": 400,
-                                   "error": "Instance b has a pending power action"}]
+    assert result["failures"] == [
+        {
+            "id": B,
+            "hostname": "b",
+            "action": "shutdown",
+            "status_code": 400,
+            "error": "Instance b has a pending power action",
+        }
+    ]
     assert [record["status"] for record in result["instances"]] == ["offline", "running"]
 
 
@@ -124,17 +148,22 @@ def test_an_item_still_busy_after_three_attempts_fails(api, run_module):
 
 
 def test_a_delete_the_api_answers_404_for_is_done(api, run_module):
-    project = Project(api, [instance(A, "a", "running"), instance(B, "b", "running")],
-                      [(207, [item("delete", A), item("delete", B, 404, "not found")])])
+    project = Project(
+        api,
+        [instance(A, "a", "running"), instance(B, "b", "running")],
+        [(207, [item("delete", A), item("delete", B, 404, "not found")])],
+    )
     result = run_module(main, dict(instances=["a", "b"], state="absent", delete_volumes=["none"]))
     assert project.puts == [{"action": "delete", "id": [A, B], "volume_ids": [], "delete_permanently": False}]
     assert result["changed"] is True and "failures" not in result, result
 
 
 def test_delete_volumes_by_name_are_sent_once_for_the_instances_they_are_attached_to(api, run_module):
-    project = Project(api, [instance(A, "a", "running", ["os-a", "data"], "os-a"),
-                            instance(B, "b", "running", ["os-b"], "os-b")],
-                      [(202, [item("delete", A), item("delete", B)])])
+    project = Project(
+        api,
+        [instance(A, "a", "running", ["os-a", "data"], "os-a"), instance(B, "b", "running", ["os-b"], "os-b")],
+        [(202, [item("delete", A), item("delete", B)])],
+    )
     api.answer(responses.GET, "/volumes", json=[{"id": "data", "name": "shared-data"}])
     result = run_module(main, dict(instances=["a", "b"], state="absent", delete_volumes=["os", "shared-data"]))
     assert project.puts[0]["volume_ids"] == ["data", "os-a", "os-b"]

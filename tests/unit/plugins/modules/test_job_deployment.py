@@ -8,8 +8,15 @@ PATH = "/job-deployments/batch"
 NOT_FOUND = {"code": "not_found", "message": "no job deployment batch"}
 RECORD = {
     "name": "batch",
-    "containers": [{"name": "worker", "image": {"image": "worker:1.0", "last_updated_at": "2026-11-01T10:00:00.000Z"},
-                    "exposed_port": 8000, "env": [], "volume_mounts": []}],
+    "containers": [
+        {
+            "name": "worker",
+            "image": {"image": "worker:1.0", "last_updated_at": "2026-11-01T10:00:00.000Z"},
+            "exposed_port": 8000,
+            "env": [],
+            "volume_mounts": [],
+        }
+    ],
     "compute": {"name": "H100", "size": 1},
     "scaling": {"max_replica_count": 3, "queue_message_ttl_seconds": 300, "deadline_seconds": 3600},
     "container_registry_settings": {"is_private": False, "credentials": None},
@@ -31,8 +38,10 @@ def existing(api, *statuses):
 
 def test_a_deployment_as_asked_is_its_two_reads_and_no_change(api, run_module):
     existing(api, "running")
-    result = run_module(main, dict(name="batch", containers=[{"image": "worker:1.0"}], compute=COMPUTE,
-                                   scaling={"max_replica_count": 3}))
+    result = run_module(
+        main,
+        dict(name="batch", containers=[{"image": "worker:1.0"}], compute=COMPUTE, scaling={"max_replica_count": 3}),
+    )
     assert result["changed"] is False, result
     assert result["queue_purged"] is False
     assert result["job_deployment"] == dict(RECORD, status="running")
@@ -41,8 +50,12 @@ def test_a_deployment_as_asked_is_its_two_reads_and_no_change(api, run_module):
 
 def test_check_mode_predicts_the_create_and_sends_no_write(api, run_module):
     api.answer(responses.GET, PATH, json=NOT_FOUND, status=404)
-    result = run_module(main, dict(name="batch", containers=[{"image": "worker:1.0"}], compute=COMPUTE, state="paused"),
-                        check_mode=True, diff=True)
+    result = run_module(
+        main,
+        dict(name="batch", containers=[{"image": "worker:1.0"}], compute=COMPUTE, state="paused"),
+        check_mode=True,
+        diff=True,
+    )
     assert result["changed"] is True, result
     predicted = result["job_deployment"]
     assert predicted["status"] == "paused"  # created running, then paused
@@ -58,12 +71,19 @@ def test_a_create_then_the_pause_its_state_asks_for(api, run_module):
     api.answer(responses.POST, "/job-deployments", json=RECORD, status=201)
     api.answer(responses.POST, PATH + "/pause", status=201)
     api.answer(responses.GET, PATH + "/status", json={"status": "paused"})
-    result = run_module(main, dict(name="batch", containers=[{"image": "worker:1.0"}], compute=COMPUTE, state="paused",
-                                   purge_queue=True))
+    result = run_module(
+        main,
+        dict(name="batch", containers=[{"image": "worker:1.0"}], compute=COMPUTE, state="paused", purge_queue=True),
+    )
     assert result["changed"] is True, result
     assert result["job_deployment"] == dict(RECORD, status="paused")
     assert result["queue_purged"] is False  # a new deployment has no queue to purge
-    assert api.sent == [("GET", PATH), ("POST", "/job-deployments"), ("POST", PATH + "/pause"), ("GET", PATH + "/status")]
+    assert api.sent == [
+        ("GET", PATH),
+        ("POST", "/job-deployments"),
+        ("POST", PATH + "/pause"),
+        ("GET", PATH + "/status"),
+    ]
 
 
 def test_the_queue_is_purged_before_a_paused_deployment_resumes(api, run_module):
@@ -75,8 +95,13 @@ def test_the_queue_is_purged_before_a_paused_deployment_resumes(api, run_module)
     assert result["queue_purged"] is True
     assert result["job_deployment"]["status"] == "running"
     assert result["diff"]["before"]["status"] == "paused" and result["diff"]["after"]["status"] == "running"
-    assert api.sent == [("GET", PATH), ("GET", PATH + "/status"), ("POST", PATH + "/purge-queue"),
-                        ("POST", PATH + "/resume"), ("GET", PATH + "/status")]
+    assert api.sent == [
+        ("GET", PATH),
+        ("GET", PATH + "/status"),
+        ("POST", PATH + "/purge-queue"),
+        ("POST", PATH + "/resume"),
+        ("GET", PATH + "/status"),
+    ]
 
 
 def test_check_mode_predicts_a_purge_and_an_update_and_sends_no_write(api, run_module):
@@ -95,8 +120,13 @@ def test_delete_waits_until_it_is_gone(api, run_module):
     result = run_module(main, dict(name="batch", state="absent"))
     assert result["changed"] is True, result
     assert result["job_deployment"] == {}
-    assert api.sent == [("GET", PATH), ("GET", PATH + "/status"), ("DELETE", PATH + "?timeout=0"),
-                        ("GET", PATH + "/status"), ("GET", PATH + "/status")]
+    assert api.sent == [
+        ("GET", PATH),
+        ("GET", PATH + "/status"),
+        ("DELETE", PATH + "?timeout=0"),
+        ("GET", PATH + "/status"),
+        ("GET", PATH + "/status"),
+    ]
 
 
 def test_one_being_deleted_is_only_waited_for(api, run_module):
@@ -114,8 +144,13 @@ def test_one_being_deleted_is_waited_out_before_it_is_created_again(api, run_mod
     assert result["changed"] is True, result
     assert result["diff"]["before"] == {}  # what was being deleted is not what this run changed
     assert result["job_deployment"]["status"] == "running"
-    assert api.sent == [("GET", PATH), ("GET", PATH + "/status"), ("GET", PATH + "/status"),
-                        ("POST", "/job-deployments"), ("GET", PATH + "/status")]
+    assert api.sent == [
+        ("GET", PATH),
+        ("GET", PATH + "/status"),
+        ("GET", PATH + "/status"),
+        ("POST", "/job-deployments"),
+        ("GET", PATH + "/status"),
+    ]
 
 
 def test_one_being_deleted_fails_a_run_that_may_not_wait(api, run_module):
@@ -132,8 +167,9 @@ def test_bad_input_is_refused_before_any_request(api, run_module):
     assert "purge_queue does not apply to state=absent" in purge_on_delete["msg"]
     bad_name = run_module(main, dict(name="-batch", state="absent"))
     assert bad_name["msg"].startswith("name: '-batch' is not a DNS label")
-    bad_env = run_module(main, dict(name="batch", containers=[{"image": "w", "env": [{"name": "A-B", "value": "1"}]}],
-                                    compute=COMPUTE))
+    bad_env = run_module(
+        main, dict(name="batch", containers=[{"image": "w", "env": [{"name": "A-B", "value": "1"}]}], compute=COMPUTE)
+    )
     assert "containers[0].env: 'A-B' is not a variable name" in bad_env["msg"]
     no_replicas = run_module(main, dict(name="batch", scaling={"max_replica_count": 0}))
     assert no_replicas["msg"] == "scaling.max_replica_count: must be at least 1"

@@ -6,7 +6,12 @@ from ansible_collections.cloudcompute.cloud.plugins.modules.startup_script impor
 
 SCRIPT_ID = "0c1c3d52-9c0e-4d0d-a8c0-5a37b8f7a111"
 NEW_ID = "1c1c3d52-9c0e-4d0d-a8c0-5a37b8f7a112"
-RECORD = {"id": SCRIPT_ID, "name": "bootstrap", "script": "#!/bin/bash\necho one\n", "created_at": "2026-11-01T10:00:00Z"}
+RECORD = {
+    "id": SCRIPT_ID,
+    "name": "bootstrap",
+    "script": "#!/bin/bash\necho one\n",
+    "created_at": "2026-11-01T10:00:00Z",
+}
 LISTED = "/scripts?name=bootstrap&page=1&pageSize=100"
 
 

@@ -8,7 +8,7 @@ INSTANCE_ID = "5a0d1e7e-1c55-4c4f-9e0f-2f0b0a3f6d12"
 PROJECT = {"id": "7c1f0a2e-0d4b-4b1a-9a3e-1f2d3c4b5a69", "key": "project", "value": "llm"}
 PINNED = {"id": "8e2d4c6a-1b3f-4a5e-9c7d-0f1e2d3c4b5a", "key": "pinned", "value": ""}
 INSTANCE = {"id": INSTANCE_ID, "hostname": "trainer-1", "status": "running", "tags": [PROJECT, PINNED]}
-TAGS_PATH = "/instances/%s/tags" % INSTANCE_ID
+TAGS_PATH = f"/instances/{INSTANCE_ID}/tags"
 
 
 def test_tags_already_there_are_one_read_and_no_change(api, run_module):
@@ -22,8 +22,12 @@ def test_tags_already_there_are_one_read_and_no_change(api, run_module):
 
 def test_check_mode_predicts_a_changed_value_and_sends_no_write(api, run_module):
     api.answer(responses.GET, "/instances/" + INSTANCE_ID, json=INSTANCE)
-    result = run_module(main, dict(resource_type="instance", resource=INSTANCE_ID, tags={"project": "vision"}),
-                        check_mode=True, diff=True)
+    result = run_module(
+        main,
+        dict(resource_type="instance", resource=INSTANCE_ID, tags={"project": "vision"}),
+        check_mode=True,
+        diff=True,
+    )
     assert result["changed"] is True
     assert result["tags"] == [PINNED, {"id": None, "key": "project", "value": "vision"}]
     assert result["diff"] == {"before": {"project": "llm", "pinned": ""}, "after": {"project": "vision", "pinned": ""}}
@@ -37,14 +41,20 @@ def test_purge_removes_the_unlisted_tags_then_reads_the_result(api, run_module):
     result = run_module(main, dict(resource_type="instance", resource="trainer-1", tags={"project": "llm"}, purge=True))
     assert result["changed"] is True, result
     assert result["tags"] == [PROJECT]
-    assert api.sent == [("GET", "/instances"), ("DELETE", TAGS_PATH + "/" + PINNED["id"]), ("GET", "/instances/" + INSTANCE_ID)]
+    assert api.sent == [
+        ("GET", "/instances"),
+        ("DELETE", TAGS_PATH + "/" + PINNED["id"]),
+        ("GET", "/instances/" + INSTANCE_ID),
+    ]
 
 
 def test_state_absent_removes_a_key_whatever_its_value(api, run_module):
     api.answer(responses.GET, "/instances", json=[INSTANCE])
     api.answer(responses.DELETE, TAGS_PATH + "/" + PROJECT["id"], status=204)
     api.answer(responses.GET, "/instances/" + INSTANCE_ID, json=dict(INSTANCE, tags=[PINNED]))
-    result = run_module(main, dict(resource_type="instance", resource="trainer-1", tags={"project": None}, state="absent"))
+    result = run_module(
+        main, dict(resource_type="instance", resource="trainer-1", tags={"project": None}, state="absent")
+    )
     assert result["changed"] is True, result
     assert result["tags"] == [PINNED]
 

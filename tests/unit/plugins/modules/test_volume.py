@@ -9,13 +9,37 @@ from ansible_collections.cloudcompute.cloud.plugins.modules.volume import main
 VOLUME_ID = "3f5b2a8e-7c1d-4e59-9a0b-6d2c8e1f4a70"
 CLONE_ID = "4f5b2a8e-7c1d-4e59-9a0b-6d2c8e1f4a71"
 INSTANCE_ID = "5a0d1e7e-1c55-4c4f-9e0f-2f0b0a3f6d12"
-VOLUME = {"id": VOLUME_ID, "name": "datasets", "status": "detached", "size": 500, "type": "NVMe", "location": "FIN-01",
-          "is_os_volume": False, "instance_id": None, "instances": [], "tags": [], "base_hourly_cost": 0.136986,
-          "created_at": "2026-11-01T10:00:00Z"}
-INSTANCE = {"id": INSTANCE_ID, "hostname": "trainer-1", "status": "offline", "location": "FIN-01", "ip": "10.0.0.5",
-            "instance_type": "CPU.4V.16G", "os_volume_id": None}
-ATTACHED = dict(VOLUME, status="attached", instance_id=INSTANCE_ID,
-                instances=[dict((key, INSTANCE[key]) for key in ("id", "hostname", "status", "ip", "instance_type", "os_volume_id"))])
+VOLUME = {
+    "id": VOLUME_ID,
+    "name": "datasets",
+    "status": "detached",
+    "size": 500,
+    "type": "NVMe",
+    "location": "FIN-01",
+    "is_os_volume": False,
+    "instance_id": None,
+    "instances": [],
+    "tags": [],
+    "base_hourly_cost": 0.136986,
+    "created_at": "2026-11-01T10:00:00Z",
+}
+INSTANCE = {
+    "id": INSTANCE_ID,
+    "hostname": "trainer-1",
+    "status": "offline",
+    "location": "FIN-01",
+    "ip": "10.0.0.5",
+    "instance_type": "CPU.4V.16G",
+    "os_volume_id": None,
+}
+ATTACHED = dict(
+    VOLUME,
+    status="attached",
+    instance_id=INSTANCE_ID,
+    instances=[
+        dict((key, INSTANCE[key]) for key in ("id", "hostname", "status", "ip", "instance_type", "os_volume_id"))
+    ],
+)
 # 0.2 per GB and month: 500 GB cost 0.136986 an hour, 1000 GB 0.273973
 VOLUME_TYPES = [{"type": "NVMe", "price": {"price_per_month_per_gb": 0.2}}]
 DATASETS = dict(name="datasets", location_code="FIN-01")
@@ -54,7 +78,12 @@ def test_a_resize_is_one_action_then_one_read(api, run_module):
     result = run_module(main, dict(DATASETS, size=1000))
     assert result["changed"] is True, result
     assert result["volume"]["size"] == 1000
-    assert api.sent == [("GET", "/volumes"), ("GET", "/volume-types"), ("PUT", "/volumes"), ("GET", "/volumes/" + VOLUME_ID)]
+    assert api.sent == [
+        ("GET", "/volumes"),
+        ("GET", "/volume-types"),
+        ("PUT", "/volumes"),
+        ("GET", "/volumes/" + VOLUME_ID),
+    ]
     assert api.body(2) == {"action": "resize", "id": VOLUME_ID, "size": 1000}
 
 
@@ -113,7 +142,9 @@ def test_an_empty_instance_list_detaches_without_waiting_when_told_not_to(api, r
 def test_state_absent_moves_the_volume_to_the_trash_and_waits_until_it_is_there(api, run_module):
     api.answer(responses.GET, "/volumes", json=[VOLUME])
     api.answer(responses.DELETE, "/volumes/" + VOLUME_ID, status=202)
-    api.answer(responses.GET, "/volumes/" + VOLUME_ID, json=dict(VOLUME, status="deleted", is_permanently_deleted=False))
+    api.answer(
+        responses.GET, "/volumes/" + VOLUME_ID, json=dict(VOLUME, status="deleted", is_permanently_deleted=False)
+    )
     result = run_module(main, dict(DATASETS, state="absent"))
     assert result["changed"] is True, result
     assert result["volume"] == {}
@@ -123,7 +154,9 @@ def test_state_absent_moves_the_volume_to_the_trash_and_waits_until_it_is_there(
 
 
 def test_a_volume_in_the_trash_is_already_absent(api, run_module):
-    api.answer(responses.GET, "/volumes/" + VOLUME_ID, json=dict(VOLUME, status="deleted", is_permanently_deleted=False))
+    api.answer(
+        responses.GET, "/volumes/" + VOLUME_ID, json=dict(VOLUME, status="deleted", is_permanently_deleted=False)
+    )
     result = run_module(main, dict(id=VOLUME_ID, state="absent"))
     assert result["changed"] is False
     assert result["volume"] == {}
@@ -150,7 +183,11 @@ def test_check_mode_predicts_a_clone_grown_on_the_way(api, run_module):
     result = run_module(main, dict(name="datasets-big", clone_from=VOLUME_ID, size=1000), check_mode=True)
     assert result["changed"] is True
     assert result["volume"]["id"] is None
-    assert (result["volume"]["name"], result["volume"]["size"], result["volume"]["location"]) == ("datasets-big", 1000, "FIN-01")
+    assert (result["volume"]["name"], result["volume"]["size"], result["volume"]["location"]) == (
+        "datasets-big",
+        1000,
+        "FIN-01",
+    )
     assert result["cost"]["price_per_hour"] == 0.273973
     assert writes(api) == []
 
@@ -160,12 +197,21 @@ def test_a_create_sends_its_tags_with_the_create_request(api, run_module):
     api.answer(responses.GET, "/volume-types", json=VOLUME_TYPES)
     api.answer(responses.POST, "/volumes", json=VOLUME_ID, status=202)
     api.answer(responses.GET, "/volumes", json=[VOLUME])
-    api.answer(responses.GET, re.compile("/volumes/" + VOLUME_ID), json=dict(VOLUME, tags=[{"id": "t1", "key": "team", "value": "ml"}]))
+    api.answer(
+        responses.GET,
+        re.compile("/volumes/" + VOLUME_ID),
+        json=dict(VOLUME, tags=[{"id": "t1", "key": "team", "value": "ml"}]),
+    )
     result = run_module(main, dict(DATASETS, size=500, type="NVMe", tags={"team": "ml"}))
     assert result["changed"] is True, result
     assert writes(api) == [("POST", "/volumes")]
-    assert api.body(2) == {"name": "datasets", "size": 500, "type": "NVMe", "location_code": "FIN-01",
-                           "tags": [{"key": "team", "value": "ml"}]}
+    assert api.body(2) == {
+        "name": "datasets",
+        "size": 500,
+        "type": "NVMe",
+        "location_code": "FIN-01",
+        "tags": [{"key": "team", "value": "ml"}],
+    }
 
 
 def test_a_size_below_one_gb_is_refused_before_any_request(api, run_module):

@@ -4,10 +4,20 @@ import responses
 
 from ansible_collections.cloudcompute.cloud.plugins.modules.volume_info import main
 
-ACTIVE = {"id": "5a6b1e2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b", "name": "data", "status": "detached", "location": "FIN-01",
-          "tags": []}
-TRASHED = dict(ACTIVE, id="6a6b1e2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b", status="deleted", deleted_at="2026-11-20T10:00:00Z",
-               is_permanently_deleted=False)
+ACTIVE = {
+    "id": "5a6b1e2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b",
+    "name": "data",
+    "status": "detached",
+    "location": "FIN-01",
+    "tags": [],
+}
+TRASHED = dict(
+    ACTIVE,
+    id="6a6b1e2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b",
+    status="deleted",
+    deleted_at="2026-11-20T10:00:00Z",
+    is_permanently_deleted=False,
+)
 GONE = dict(TRASHED, id="7a6b1e2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b", is_permanently_deleted=True)
 
 

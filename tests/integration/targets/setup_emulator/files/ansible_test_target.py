@@ -22,8 +22,10 @@ try:
     from cloudcompute_emulator.pytest_plugin import DEFAULT_SETTINGS
     from cloudcompute_emulator.testing import run_emulator
 except ImportError as error:
-    sys.exit(f"{error}: run ansible-test with --local from the development virtualenv, where the emulator is installed "
-             "(tools/integration_target.sh does)")
+    sys.exit(
+        f"{error}: run ansible-test with --local from the development virtualenv, where the emulator is installed "
+        "(tools/integration_target.sh does)"
+    )
 
 # tests/integration, where the pytest runner lives (the setup target's aliases make ansible-test
 # copy it into its working tree)
