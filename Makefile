@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help demo test bootstrap sanity units emulator-tests integration reliability eda-tests lint molecule \
+.PHONY: help demo test bootstrap sanity units emulator-tests integration reliability eda-tests lint format molecule \
 	release-tests awx-tests docs-tests build ee docs bench clean
 
 help: ## list the targets
@@ -55,6 +55,9 @@ build: ## the collection tarball in dist/
 
 ee: ## the execution environment's build context (ARGS=build: also the image, needs podman/docker)
 	@tools/ee.sh $(ARGS)
+
+format: ## one Python dialect: ruff's fixes and formatter on plugins/ and tests/ (what the lint stage checks)
+	@tools/format.sh
 
 docs: ## the documentation site in docs/site/ (reference + guides)
 	@tools/docs.sh
