@@ -7,6 +7,7 @@ collection from the context's requirements.yml (no Galaxy), and the builder stag
 introspection finds the collection's Python and system requirements.
 """
 
+import ast
 import pathlib
 import re
 import shutil
@@ -155,7 +156,12 @@ def test_collection_requirements_are_complete(collection_source):
     """requirements.txt names every third-party package the plugins import (the rest is stdlib or ansible)."""
     imported = set()
     for path in (collection_source / "plugins").rglob("*.py"):
-        imported.update(re.findall(r"^\s*(?:import|from) (\w+)", path.read_text(), re.MULTILINE))
+        # the import statements themselves, never words of a docstring that happen to start a line
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
     third_party = {
         name
         for name in imported
