@@ -39,7 +39,7 @@ MAX_POLL_INTERVAL = 10.0
 # least SETTLE_WAIT (a losing run deletes a key or a script right after its create; modules
 # without wait_timeout give it that long).
 SETTLE_WINDOW = 900.0
-SETTLE_WAIT = 10.0
+SETTLE_WAIT = 15.0
 
 
 class WaitBudget:
@@ -114,9 +114,13 @@ def age_in_seconds(record, now):
 def creation_order(record):
     """Sort key of the winner rule among resources that carry the same name: the oldest
     ``created_at`` first, then the smallest id. Every run computes the same order from the same
-    records, so concurrent runs agree on which one is kept without talking to each other."""
+    records, so concurrent runs agree on which one is kept without talking to each other.
+    Records without a creation time (SSH keys) keep the API's list order, which is the order
+    they were made in, so a resource made after another run's read always sorts after it."""
     created_at = record.get("created_at")
-    return (created_at is None, str(created_at or ""), str(record.get("id")))
+    if created_at is None:
+        return (True, "", "")
+    return (False, str(created_at), str(record.get("id")))
 
 
 def is_not_found(error):
@@ -344,7 +348,8 @@ class Resource:
     def find_settled(self, name):
         """``find_by_name``, waiting while several resources carry the name only because
         concurrent runs created them moments ago and the losers are deleting theirs. Older
-        duplicates, which no run is settling, are ambiguous at once."""
+        duplicates, which no run is settling, are ambiguous at once; duplicates whose age the
+        API does not tell (SSH keys) are given the settling wait first."""
         interval = FIRST_POLL_INTERVAL
         deadline = self.budget.clock() + max(self.budget.remaining(), SETTLE_WAIT)
         while True:
@@ -354,7 +359,8 @@ class Resource:
                 now = time.time()
                 ages = [age_in_seconds(record, now) for record in ambiguity.candidates]
                 left = deadline - self.budget.clock()
-                if None in ages or max(ages) > SETTLE_WINDOW or left <= 0:
+                # a record without its creation time (an SSH key) may be young as well
+                if any(age is not None and age > SETTLE_WINDOW for age in ages) or left <= 0:
                     raise
                 self.budget.sleep(min(left, max(interval, self.client.pacing_delay())))
                 interval = min(MAX_POLL_INTERVAL, interval * 1.5)

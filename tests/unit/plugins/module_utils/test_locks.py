@@ -124,6 +124,13 @@ def test_winner_is_the_oldest_then_the_smallest_id_whatever_the_order_read():
     assert min(records[3:] + records[:1], key=creation_order)["id"] == "c"
 
 
+def test_records_without_creation_time_keep_the_list_order_the_api_made_them_in():
+    # SSH keys carry no created_at: the API lists them oldest first, so a key another run made
+    # after this run's read sorts after every key that read saw, whatever the ids
+    keys = [{"id": "f7", "name": "k"}, {"id": "0a", "name": "k"}, {"id": "c3", "name": "k"}]
+    assert [key["id"] for key in sorted(keys, key=creation_order)] == ["f7", "0a", "c3"]
+
+
 def test_a_module_result_releases_every_lock_of_the_process(tmp_path):
     # A process that runs module after module (a test runner, a module reused in-process) must
     # not find its own lock still held on the next lookup of the same name.
