@@ -226,7 +226,9 @@ def report(arguments, limits, run, log, left):
     print("wall:  %.1f s = %s (busy %.1f s)   %.2fx the floor   target <= %.2fx %s" % (
         run["wall"], " + ".join("%.1f s %s" % (seconds, name) for name, seconds in wall_parts(run, log).items()),
         run["busy"], ratio, WALL_TARGET, "ok" if wall_met else "MISSED"))
-    print("failed tasks: %d; instances left: %d   target 0 %s" % (failed, len(left), "ok" if failed_met else "MISSED"))
+    print("failed tasks: %d; instances left: %d%s   target 0 %s" % (
+        failed, len(left), "".join(" (%s %s)" % (item.get("hostname"), item.get("status")) for item in left[:5]),
+        "ok" if failed_met else "MISSED"))
     print("requests: %d, of which %d (%.1f%%) answered 429   target <= %.0f%% %s; peak %d requests/s" % (
         len(log), rate_limited, 100 * share, 100 * RATE_LIMITED_TARGET, "ok" if rate_limited_met else "MISSED",
         peak_rate(log)))

@@ -39,7 +39,8 @@ PROBE_SECONDS = 5.0
 # the file without end.
 FORGET_AFTER = 120.0
 # The API counts a window from the moment it receives its first request; ours starts when that
-# request is sent. The difference is the network latency: allow for it.
+# request is sent. The difference is the network latency: allow for it until the answer to that
+# request tells when the window ends.
 LATENCY_MARGIN = 0.15
 
 
@@ -220,8 +221,9 @@ def _correct(quotas, key, values, policy, now):
         entry["left"] = min(entry["left"], values["r"])
         if entry.get("opened") and values["r"] == entry["q"] - 1:
             # The answer to the request that opened the window: the API received it by now, so
-            # the window ends by now + w, later than we guessed when the request was slow to
-            # leave or to arrive (a loaded machine, a long way to the API).
-            entry["reset_at"] = max(entry["reset_at"], now + entry["w"])
+            # the window ends by now + w. That replaces the guess made when it was sent: later
+            # when the request was slow to leave or to arrive (a loaded machine, a long way to
+            # the API), sooner when it was quick (no window is lost to the guess's margin).
+            entry["reset_at"] = now + entry["w"]
         elif not entry.get("opened"):
             entry["reset_at"] = min(entry["reset_at"], reset_low + 1)

@@ -111,6 +111,31 @@ def test_processes_sharing_a_token_cache_share_the_api_quota(emulator, control, 
     assert stat.S_IMODE(os.stat(token_cache).st_mode) == 0o700
 
 
+def test_a_window_ends_when_the_answer_to_its_first_request_says_not_a_margin_later(tmp_path):
+    # The slot that opens a window guesses its end with a margin for the request's way to the
+    # API; the answer to that request (the first of the API's window: r = q - 1) bounds it
+    # exactly, so a fleet that uses every window loses no margin per window.
+    path = tmp_path / "state.ratelimit"
+    known_quotas(path, "GET", "/v1/ssh-keys")
+    now, waits = [100.0], []
+    quota = SharedQuota(str(path), "unit", lambda: now[0], waits.append)
+    policy = {"q": QUOTA, "w": WINDOW}
+    quota.take("GET", "/v1/ssh-keys")  # opens the window at 100.0
+    now[0] = 100.01  # its answer: the API received it by now
+    quota.observe(
+        "GET",
+        "/v1/ssh-keys",
+        {"project": {"r": QUOTA - 1, "t": WINDOW - 1}, "endpoint": {"r": QUOTA - 1, "t": WINDOW - 1}},
+        {"project": policy, "endpoint": policy},
+    )
+    for _slot in range(QUOTA - 1):
+        quota.take("GET", "/v1/ssh-keys")
+    assert waits == []
+    now[0] = 100.01 + WINDOW
+    quota.take("GET", "/v1/ssh-keys")  # the next window opens at once
+    assert waits == []
+
+
 def hold_the_lock(path, holding):
     with shared_quota(path)._state():
         holding.set()
