@@ -16,9 +16,10 @@ the deploy play <= 1.15x the floor, no failed task, and no deploy answered 503 e
 races (a deploy sent because availability said yes, whose unit another instance of the fleet
 took in between). Each 503 is checked against the request log, which names the connection of
 every request (``client_address``; a module keeps its connection between its availability read
-and its deploy): the same connection's latest availability read before the 503, and whether any
-deploy was accepted between that read and the 503. A 503 with no read before it on its
-connection is reported as unattributable, not guessed.
+and its deploy): the same connection's latest availability read before the 503, whether the
+process deployed elsewhere since (then the 503 was sent on a stale read), and whether any deploy
+was accepted between that read and the 503. A 503 with no read before it on its connection is
+reported as unattributable, not guessed.
 
 Usage: bench/scarce_fleet/run [--instances 24] [--scale 1.0] [--keep DIR]
   --scale multiplies the schedule's times (0.5 halves the run; the floor follows).
@@ -125,28 +126,41 @@ def request_of(entry):
 
 
 def races(log):
-    """The deploys answered 503, as ``{"true races": n, "not races": n, "unattributable": n}``.
+    """The deploys answered 503, as ``{"true races": n, "on a stale read": n, "not races": n,
+    "unattributable": n}``.
 
-    A 503 is a true race when some deploy was accepted after the same connection's latest
-    availability read began and before the 503 (one still being answered when the read began
-    counts too: the emulator serves requests interleaved). The log keeps no bodies, so that
-    deploy may have gone to another location: with a fleet reading the same candidates, an upper
-    bound on the races, but taken from each process's own read, not the whole log's last."""
-    counts = {"true races": 0, "not races": 0, "unattributable": 0}
-    latest_read = {}  # client_address -> (index, entry) of the latest availability read on it
+    A 503 is a true race when its connection's latest availability read came right before it
+    (no other deploy of that process in between) and some deploy was accepted after that read
+    began and before the 503 (one still being answered when the read began counts too: the
+    emulator serves requests interleaved). A 503 after another deploy of the same process since
+    its read was sent on a stale read: a yes that process's own first 503 had already put in
+    doubt. The log keeps no bodies, so the accepted deploy may have gone to another location:
+    with a fleet reading the same candidates, an upper bound on the races, but one taken from
+    each process's own read, not the whole log's last."""
+    counts = {"true races": 0, "on a stale read": 0, "not races": 0, "unattributable": 0}
+    latest_read = {}  # client_address -> [index of its latest availability read, deploys since]
     for index, entry in enumerate(log):
-        if request_of(entry) == AVAILABILITY and entry["client_address"]:
-            latest_read[entry["client_address"]] = (index, entry)
-        if request_of(entry) != DEPLOY or entry["status"] != 503:
+        connection = entry["client_address"]
+        if request_of(entry) == AVAILABILITY and connection:
+            latest_read[connection] = [index, 0]
+        if request_of(entry) != DEPLOY:
             continue
-        if entry["client_address"] not in latest_read:
+        if connection in latest_read:
+            latest_read[connection][1] += 1
+        if entry["status"] != 503:
+            continue
+        if connection not in latest_read:
             counts["unattributable"] += 1
             continue
-        read_index, read = latest_read[entry["client_address"]]
+        read_index, deploys = latest_read[connection]
+        if deploys > 1:
+            counts["on a stale read"] += 1
+            continue
+        read_began = timestamp(log[read_index])
         accepted = any(
             request_of(item) == DEPLOY
             and item["status"] == 202
-            and (position > read_index or timestamp(item) + item["duration_ms"] / 1000 >= timestamp(read))
+            and (position > read_index or timestamp(item) + item["duration_ms"] / 1000 >= read_began)
             for position, item in enumerate(log[:index])
         )
         counts["true races" if accepted else "not races"] += 1
@@ -235,9 +249,9 @@ def report(arguments, floor, parts, run, log, placements):
         len(log), availability_reads, sum(1 for entry in log if request_of(entry) == DEPLOY),
         rate_limited))
     print("result: %d instances, %.1f s = %.2fx the floor of %.1f s (target <= %.2fx: %s); %d failed tasks; "
-          "%d deploys answered 503: %d true races, %d not, %d unattributable" % (
+          "%d deploys answered 503 (%s)" % (
               arguments.instances, run["wall"], ratio, floor, WALL_TARGET, "ok" if wall_met else "MISSED", failed,
-              answered_503, refused["true races"], refused["not races"], refused["unattributable"]))
+              answered_503, ", ".join("%s %d" % item for item in refused.items())))
     return wall_met and failed_met and races_met
 
 
