@@ -127,44 +127,44 @@ def request_of(entry):
 
 def races(log):
     """The deploys answered 503, as ``{"true races": n, "on a stale read": n, "not races": n,
-    "unattributable": n}``.
-
-    A 503 is a true race when its connection's latest availability read came right before it
-    (no other deploy of that process in between) and some deploy was accepted after that read
-    began and before the 503 (one still being answered when the read began counts too: the
-    emulator serves requests interleaved). A 503 after another deploy of the same process since
-    its read was sent on a stale read: a yes that process's own first 503 had already put in
-    doubt. The log keeps no bodies, so the accepted deploy may have gone to another location:
-    with a fleet reading the same candidates, an upper bound on the races, but one taken from
-    each process's own read, not the whole log's last."""
+    "unattributable": n}`` (see ``refusal``)."""
     counts = {"true races": 0, "on a stale read": 0, "not races": 0, "unattributable": 0}
-    latest_read = {}  # client_address -> [index of its latest availability read, deploys since]
+    since_read = {}  # client_address -> {"index": of its latest availability read, "deploys": since}
     for index, entry in enumerate(log):
         connection = entry["client_address"]
         if request_of(entry) == AVAILABILITY and connection:
-            latest_read[connection] = [index, 0]
-        if request_of(entry) != DEPLOY:
-            continue
-        if connection in latest_read:
-            latest_read[connection][1] += 1
-        if entry["status"] != 503:
-            continue
-        if connection not in latest_read:
-            counts["unattributable"] += 1
-            continue
-        read_index, deploys = latest_read[connection]
-        if deploys > 1:
-            counts["on a stale read"] += 1
-            continue
-        read_began = timestamp(log[read_index])
-        accepted = any(
-            request_of(item) == DEPLOY
-            and item["status"] == 202
-            and (position > read_index or timestamp(item) + item["duration_ms"] / 1000 >= read_began)
-            for position, item in enumerate(log[:index])
-        )
-        counts["true races" if accepted else "not races"] += 1
+            since_read[connection] = {"index": index, "deploys": 0}
+        elif request_of(entry) == DEPLOY:
+            read = since_read.get(connection)
+            if entry["status"] == 503:
+                counts[refusal(log, index, read)] += 1
+            if read:
+                read["deploys"] += 1
     return counts
+
+
+def refusal(log, index, read):
+    """What the 503 of ``log[index]`` was, given its connection's latest availability read
+    (``read``: its index and the deploys the process sent since, or None).
+
+    Unattributable without a read before it on its connection. On a stale read when the process
+    deployed since that read (its first 503 had already shown the read out of date). A true race
+    when some deploy was accepted after the read began and before the 503 (one still being
+    answered when the read began counts too: the emulator serves requests interleaved). The log
+    keeps no bodies, so that deploy may have gone to another location: with a fleet reading the
+    same candidates, an upper bound on the races, but from each process's own read."""
+    if read is None:
+        return "unattributable"
+    if read["deploys"]:
+        return "on a stale read"
+    read_began = timestamp(log[read["index"]])
+    accepted = any(
+        request_of(item) == DEPLOY
+        and item["status"] == 202
+        and (position > read["index"] or timestamp(item) + item["duration_ms"] / 1000 >= read_began)
+        for position, item in enumerate(log[:index])
+    )
+    return "true races" if accepted else "not races"
 
 
 def main():
