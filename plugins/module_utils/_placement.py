@@ -7,8 +7,8 @@ GPU capacity is scarce and moves by the minute. Given candidate locations and ty
 ``placement`` option), the module reads availability once for all of them, deploys to the first
 candidate that has capacity (or the cheapest, with ``strategy: cheapest``), and when that deploy
 still answers 503 (another customer took the last unit in between) it moves on to the next
-candidate that has capacity, reading availability again first (every deploy is sent on a yes
-read after the last 503). With ``on_no_capacity: wait`` it polls availability, never by
+candidate that had capacity, reading availability again before it deploys there (every deploy
+is sent on a yes read after the last 503). With ``on_no_capacity: wait`` it polls availability, never by
 deploying and failing, until a candidate has capacity, within the task's one ``wait_timeout``.
 With a price cap, the candidates whose plan would cost more are skipped without asking for
 their availability.
@@ -250,9 +250,9 @@ class Placement:
                 if candidate in over_cap:
                     tried.append(self.describe(candidate, OVER_PRICE_CAP))
                     continue
-                if stale:
-                    # a deploy answered 503 after this read, so what it shows may be gone too:
-                    # the candidates left are judged on a fresh one
+                if stale and candidate in available:
+                    # a deploy answered 503 after this read, so the capacity it shows here may be
+                    # gone too: deploy only if a fresh read still shows it
                     available, stale = self.available(), False
                 if candidate not in available:
                     tried.append(self.describe(candidate, NO_CAPACITY))

@@ -83,36 +83,40 @@ def test_without_a_race_one_availability_read_and_one_deploy_whatever_the_candid
 
 
 def test_after_a_lost_race_the_next_deploy_is_sent_on_a_fresh_read(api, run_module):
-    """FIN-01 answers 503; the first read also said ICE-01, but the fresh one says ICE-01 was
-    taken meanwhile and FIN-03 has capacity now: the deploy goes there, not to ICE-01."""
+    """FIN-01 answers 503; the first read also said FIN-03, but the fresh one read before
+    deploying there says FIN-03 was taken meanwhile and ICE-01 has capacity now."""
     api.answer(responses.GET, "/instances", json=[])
-    api.answer(responses.GET, "/instance-availability", json=capacity("FIN-01", "ICE-01"))
+    api.answer(responses.GET, "/instance-availability", json=capacity("FIN-01", "FIN-03"))
     api.answer(responses.POST, "/instances", json=NO_CAPACITY, status=503)
-    api.answer(responses.GET, "/instance-availability", json=capacity("FIN-03"))
-    accept_deploy(api, "FIN-03")
+    api.answer(responses.GET, "/instance-availability", json=capacity("ICE-01"))
+    accept_deploy(api, "ICE-01")
     result = place(api, run_module)
     assert result["changed"] is True, result
-    assert outcomes(result) == [("FIN-01", "no_capacity_on_deploy"), ("FIN-03", "deployed")]
+    assert outcomes(result) == [
+        ("FIN-01", "no_capacity_on_deploy"),
+        ("FIN-03", "no_capacity"),
+        ("ICE-01", "deployed"),
+    ]
     assert requests_of_the_placement(api) == [
         ("GET", "/instance-availability"),
         ("POST", "/instances"),
         ("GET", "/instance-availability"),
         ("POST", "/instances"),
     ]
-    assert deployed_to(api) == ["FIN-01", "FIN-03"]
+    assert deployed_to(api) == ["FIN-01", "ICE-01"]
 
 
-def test_a_lost_race_with_no_other_candidate_left_fails_without_another_read(api, run_module):
+def test_a_lost_race_with_no_other_candidate_showing_capacity_fails_without_another_read(api, run_module):
     api.answer(responses.GET, "/instances", json=[])
-    api.answer(responses.GET, "/instance-availability", json=capacity("ICE-01"))
+    api.answer(responses.GET, "/instance-availability", json=capacity("FIN-01"))
     api.answer(responses.POST, "/instances", json=NO_CAPACITY, status=503)
     result = place(api, run_module)
     assert result["failed"] is True
-    assert "ICE-01 1H100.80S.30V: taken by another deploy (503)" in result["msg"]
+    assert "FIN-01 1H100.80S.30V: taken by another deploy (503)" in result["msg"]
     assert outcomes(result) == [
-        ("FIN-01", "no_capacity"),
+        ("FIN-01", "no_capacity_on_deploy"),
         ("FIN-03", "no_capacity"),
-        ("ICE-01", "no_capacity_on_deploy"),
+        ("ICE-01", "no_capacity"),
     ]
     assert requests_of_the_placement(api) == [("GET", "/instance-availability"), ("POST", "/instances")]
 
