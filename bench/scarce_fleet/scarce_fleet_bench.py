@@ -14,9 +14,12 @@ The floor is what no client can beat: the earliest moment the schedule has relea
 capacity for every instance, plus the provisioning time of the last one. Targets: wall time of
 the deploy play <= 1.15x the floor, no failed task, and no deploy answered 503 except true
 races (a deploy sent because availability said yes, whose unit another instance of the fleet
-took in between; the module never deploys where availability said no, so each 503 is checked
-against the request log: another deploy was accepted between the last availability read and
-the 503).
+took in between). Each 503 is checked against the request log, which names the connection of
+every request (``client_address``; a module keeps its connection between its availability read
+and its deploy): the same connection's latest availability read before the 503, whether the
+process deployed elsewhere since (then the 503 was sent on a stale read), and whether any deploy
+was accepted between that read and the 503. A 503 with no read before it on its connection is
+reported as unattributable, not guessed.
 
 Usage: bench/scarce_fleet/run [--instances 24] [--scale 1.0] [--keep DIR]
   --scale multiplies the schedule's times (0.5 halves the run; the floor follows).
@@ -114,20 +117,54 @@ def timestamp(entry):
     return datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).timestamp()
 
 
+DEPLOY = ("POST", "/v1/instances")
+AVAILABILITY = ("GET", "/v1/instance-availability")
+
+
+def request_of(entry):
+    return entry["method"], entry["path"]
+
+
 def races(log):
-    """The deploys answered 503, and those of them that were true races: some deploy was accepted
-    after the last availability read before the 503 (the request log does not keep bodies, so
-    not necessarily to the same location: an upper bound on the races)."""
-    answered_503, true_races = 0, 0
+    """The deploys answered 503, as ``{"true races": n, "on a stale read": n, "not races": n,
+    "unattributable": n}`` (see ``refusal``)."""
+    counts = {"true races": 0, "on a stale read": 0, "not races": 0, "unattributable": 0}
+    since_read = {}  # client_address -> {"index": of its latest availability read, "deploys": since}
     for index, entry in enumerate(log):
-        if (entry["method"], entry["path"], entry["status"]) != ("POST", "/v1/instances", 503):
-            continue
-        answered_503 += 1
-        reads = [position for position, item in enumerate(log[:index]) if item["path"] == "/v1/instance-availability"]
-        since = log[reads[-1] + 1:index] if reads else log[:index]
-        if any((item["method"], item["path"], item["status"]) == ("POST", "/v1/instances", 202) for item in since):
-            true_races += 1
-    return answered_503, true_races
+        connection = entry["client_address"]
+        if request_of(entry) == AVAILABILITY and connection:
+            since_read[connection] = {"index": index, "deploys": 0}
+        elif request_of(entry) == DEPLOY:
+            read = since_read.get(connection)
+            if entry["status"] == 503:
+                counts[refusal(log, index, read)] += 1
+            if read:
+                read["deploys"] += 1
+    return counts
+
+
+def refusal(log, index, read):
+    """What the 503 of ``log[index]`` was, given its connection's latest availability read
+    (``read``: its index and the deploys the process sent since, or None).
+
+    Unattributable without a read before it on its connection. On a stale read when the process
+    deployed since that read (its first 503 had already shown the read out of date). A true race
+    when some deploy was accepted after the read began and before the 503 (one still being
+    answered when the read began counts too: the emulator serves requests interleaved). The log
+    keeps no bodies, so that deploy may have gone to another location: with a fleet reading the
+    same candidates, an upper bound on the races, but from each process's own read."""
+    if read is None:
+        return "unattributable"
+    if read["deploys"]:
+        return "on a stale read"
+    read_began = timestamp(log[read["index"]])
+    accepted = any(
+        request_of(item) == DEPLOY
+        and item["status"] == 202
+        and (position > read["index"] or timestamp(item) + item["duration_ms"] / 1000 >= read_began)
+        for position, item in enumerate(log[:index])
+    )
+    return "true races" if accepted else "not races"
 
 
 def main():
@@ -190,30 +227,31 @@ def report(arguments, floor, parts, run, log, placements):
     if run["returncode"] != 0 and not failed:
         print(run["output"][-5000:])
         failed = 1
-    answered_503, true_races = races(log)
+    refused = races(log)
+    answered_503 = sum(refused.values())
     landed = {}
     for placement in placements:
         landed[placement["location_code"]] = landed.get(placement["location_code"], 0) + 1
-    availability_reads = sum(1 for entry in log if entry["path"] == "/v1/instance-availability")
+    availability_reads = sum(1 for entry in log if request_of(entry) == AVAILABILITY)
     rate_limited = sum(1 for entry in log if entry["status"] == 429)
     wall_met = ratio <= WALL_TARGET
     failed_met = failed == 0 and len(placements) == arguments.instances
-    races_met = answered_503 == true_races
+    races_met = answered_503 == refused["true races"]
     print()
     print("floor: %.1f s = %s" % (floor, " + ".join("%.1f s %s" % (seconds, name) for name, seconds in parts.items())))
     print("wall:  %.1f s (busy %.1f s)   %.2fx the floor   target <= %.2fx %s" % (
         run["wall"], run["busy"], ratio, WALL_TARGET, "ok" if wall_met else "MISSED"))
     print("landed: %s" % ", ".join("%s %d" % item for item in sorted(landed.items())))
     print("failed tasks: %d   target 0 %s" % (failed, "ok" if failed_met else "MISSED"))
-    print("deploys answered 503: %d, true races %d   target: only races %s" % (
-        answered_503, true_races, "ok" if races_met else "MISSED"))
+    print("deploys answered 503: %d (%s)   target: only true races %s" % (
+        answered_503, ", ".join("%s %d" % item for item in refused.items()), "ok" if races_met else "MISSED"))
     print("requests: %d (%d availability reads, %d deploys), %d answered 429" % (
-        len(log), availability_reads, sum(1 for entry in log if (entry["method"], entry["path"]) == ("POST", "/v1/instances")),
+        len(log), availability_reads, sum(1 for entry in log if request_of(entry) == DEPLOY),
         rate_limited))
     print("result: %d instances, %.1f s = %.2fx the floor of %.1f s (target <= %.2fx: %s); %d failed tasks; "
-          "%d deploys answered 503, %d of them true races" % (
+          "%d deploys answered 503 (%s)" % (
               arguments.instances, run["wall"], ratio, floor, WALL_TARGET, "ok" if wall_met else "MISSED", failed,
-              answered_503, true_races))
+              answered_503, ", ".join("%s %d" % item for item in refused.items())))
     return wall_met and failed_met and races_met
 
 

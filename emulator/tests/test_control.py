@@ -113,6 +113,19 @@ def test_request_log_is_exact(api: ApiClient, anonymous: ApiClient, control, emu
     assert control.requests(client_id=emulator_reset.client_id)["count"] == 3
 
 
+def test_request_log_names_the_connection(api: ApiClient, anonymous: ApiClient, control) -> None:
+    """``client_address`` is the TCP peer: one kept-alive connection keeps it, another differs."""
+    control.clear_requests()
+    api.ok("GET", "/locations")
+    api.ok("GET", "/instance-types")
+    anonymous.get("/instances")
+    first, second, other = control.requests()["requests"]
+    host, port = first["client_address"].rsplit(":", 1)
+    assert host == "127.0.0.1" and int(port) > 0
+    assert second["client_address"] == first["client_address"]
+    assert other["client_address"] != first["client_address"] and other["client_address"].startswith("127.0.0.1:")
+
+
 def test_request_log_is_bounded(api: ApiClient, control) -> None:
     control.update_settings(request_log_limit=3)
     control.clear_requests()

@@ -33,8 +33,9 @@ options:
         second run deploys nothing), and one outside every candidate fails the task.
       - The module reads availability once for all candidates and deploys to the first that
         has capacity. When that deploy still answers 503 (someone else took the last unit in
-        between) it moves on to the next candidate. It never deploys where availability said
-        there was no capacity.
+        between) it moves on to the next candidate that had capacity, reading availability
+        again before it deploys there, so every deploy is sent on an answer read after the last
+        503. It never deploys where availability said there was no capacity.
       - Candidates are taken type by type, each in every location in order (the first type in
         all locations before the second type).
       - The result's RV(placement) says where it went and what each candidate said.
@@ -77,8 +78,9 @@ options:
         second run deploys nothing), and one outside every candidate fails the task.
       - The module reads availability once for all candidates and deploys to the first that
         has capacity. When that deploy still answers 503 (someone else took the last unit in
-        between) it moves on to the next candidate. It never deploys where availability said
-        there was no capacity.
+        between) it moves on to the next candidate that had capacity, reading availability
+        again before it deploys there, so every deploy is sent on an answer read after the last
+        503. It never deploys where availability said there was no capacity.
       - Candidates are taken type by type, each in every location in order (the first type in
         all locations before the second type).
       - The result's RV(placement) says where it went and what each candidate said.

@@ -7,9 +7,11 @@ GPU capacity is scarce and moves by the minute. Given candidate locations and ty
 ``placement`` option), the module reads availability once for all of them, deploys to the first
 candidate that has capacity (or the cheapest, with ``strategy: cheapest``), and when that deploy
 still answers 503 (another customer took the last unit in between) it moves on to the next
-candidate. With ``on_no_capacity: wait`` it polls availability, never by deploying and failing,
-until a candidate has capacity, within the task's one ``wait_timeout``. With a price cap, the
-candidates whose plan would cost more are skipped without asking for their availability.
+candidate that had capacity, reading availability again before it deploys there (every deploy
+is sent on a yes read after the last 503). With ``on_no_capacity: wait`` it polls availability, never by
+deploying and failing, until a candidate has capacity, within the task's one ``wait_timeout``.
+With a price cap, the candidates whose plan would cost more are skipped without asking for
+their availability.
 
 Candidates are taken type by type, each in every location in order (the type is usually the
 choice that matters: an H100 anywhere before an H200 anywhere); with ``on_demand_fallback`` the
@@ -243,11 +245,15 @@ class Placement:
         over_cap = self.over_cap_candidates(over_cap)
         while True:
             tried = []
-            available = self.available()
+            available, stale = self.available(), False
             for candidate in self.candidates():
                 if candidate in over_cap:
                     tried.append(self.describe(candidate, OVER_PRICE_CAP))
                     continue
+                if stale and candidate in available:
+                    # a deploy answered 503 after this read, so the capacity it shows here may be
+                    # gone too: deploy only if a fresh read still shows it
+                    available, stale = self.available(), False
                 if candidate not in available:
                     tried.append(self.describe(candidate, NO_CAPACITY))
                     continue
@@ -260,6 +266,7 @@ class Placement:
                     if error.status != 503:
                         raise
                     tried.append(self.describe(candidate, TAKEN))
+                    stale = True
                     continue
                 tried.append(self.describe(candidate, DEPLOYED))
                 return resource_id, self.result(candidate, tried)

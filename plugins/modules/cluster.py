@@ -171,9 +171,9 @@ notes:
     With them, see O(placement).
   - "API calls of a deploy with O(placement) and N candidates: one list (by hostname), one
     availability read, two public catalog reads (cluster types, volume types), one deploy per
-    candidate that had capacity but answered 503, the deploy that succeeds, then the reads of
-    the wait. With O(on_no_capacity=wait), each further round costs one availability read,
-    whatever N is."
+    candidate that had capacity but answered 503 and one more availability read after it when
+    another candidate had capacity, the deploy that succeeds, then the reads of the wait. With
+    O(on_no_capacity=wait), each further round costs one availability read, whatever N is."
   - "API calls: a run that changes nothing costs one read (by id) or one list (by hostname), and
     one more list for each of O(ssh_keys) and O(startup_script) given by name rather than id."
   - "Cost: a deploy (or its check mode prediction) is priced from the public catalogs of cluster

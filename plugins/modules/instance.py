@@ -197,8 +197,9 @@ notes:
   - "API calls of a deploy with O(placement) and N candidates: one list (by hostname), one
     availability read (two with O(placement.on_demand_fallback)), one public catalog read
     (instance types; volume types too when O(os_volume) or O(volumes) are given), one deploy per
-    candidate that had capacity but answered 503, the deploy that succeeds, then the reads of
-    the wait for V(running). With O(on_no_capacity=wait), each further round costs one
+    candidate that had capacity but answered 503 and one more availability read (two with the
+    fallback) after it when another candidate had capacity, the deploy that succeeds, then the
+    reads of the wait for V(running). With O(on_no_capacity=wait), each further round costs one
     availability read (two with the fallback), whatever N is."
   - "API calls: a run that changes nothing costs one read (by id) or one list (by hostname), and
     one more list for each of O(ssh_keys) and O(startup_script) given by name rather than id."

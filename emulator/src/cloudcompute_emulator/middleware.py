@@ -147,8 +147,13 @@ class EmulatorMiddleware:
     async def _serve_api(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = self.state
         started = time.perf_counter()
+        peer = scope.get("client")
         entry = state.request_log.start(
-            scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), isoformat(state.clock.now())
+            scope["method"],
+            scope["path"],
+            scope.get("query_string", b"").decode("latin-1"),
+            isoformat(state.clock.now()),
+            client_address=f"{peer[0]}:{peer[1]}" if peer else None,
         )
         # which client sent it (the collection's unit tests check its User-Agent)
         entry["user_agent"] = _header(scope, b"user-agent")

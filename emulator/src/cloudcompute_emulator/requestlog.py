@@ -19,7 +19,7 @@ class RequestLog:
         if limit != self._entries.maxlen:
             self._entries = deque(self._entries, maxlen=limit)
 
-    def start(self, method: str, path: str, query: str, timestamp: str) -> dict[str, Any]:
+    def start(self, method: str, path: str, query: str, timestamp: str, client_address: str | None = None) -> dict[str, Any]:
         self.total += 1
         entry: dict[str, Any] = {
             "seq": self.total,
@@ -27,6 +27,9 @@ class RequestLog:
             "method": method,
             "path": path,
             "query": query,
+            # host:port of the TCP peer, as a real API's access log has it: the requests a client
+            # sends over one kept-alive connection share it (None when the server does not know)
+            "client_address": client_address,
             "status": None,
             "client_id": None,
             "auth": "none",
