@@ -323,8 +323,15 @@ def with_instances(volume, instances):
     )
 
 
-def renamed(volume, name):
-    return dict(volume, name=name)
+# action -> whether a volume shows it done, given the action's fields: what a wait waits for, and
+# what a volume read again after a lost answer is checked for
+TOOK_EFFECT = {
+    "rename": lambda volume, fields: volume.get("name") == fields["name"],
+    "resize": lambda volume, fields: (volume.get("size") or 0) >= fields["size"],
+    "attach": lambda volume, fields: set(fields["instance_ids"]) <= set(attached_ids(volume)),
+    "detach": lambda volume, fields: not set(fields["instance_ids"]) & set(attached_ids(volume)),
+    "restore": lambda volume, fields: volume.get("status") != "deleted",
+}
 
 
 def resized(volume, size):
@@ -559,9 +566,11 @@ class Volume(Resource):
             return []
         steps = [self.settling("changing it")]
         if "name" in differences:
-            steps.append(self.action_step("rename", renamed, name=differences["name"]))
+            name = differences["name"]
+            steps.append(self.action_step("rename", lambda volume: dict(volume, name=name), name=name))
         if "size" in differences:
-            steps.append(self.action_step("resize", resized, size=differences["size"]))
+            size = differences["size"]
+            steps.append(self.action_step("resize", lambda volume: resized(volume, size), size=size))
         if "detach" in differences:
             steps.append(
                 self.detaching(differences["detach"], must_wait="attach" in differences or self.params["wait"])
@@ -665,27 +674,18 @@ class Volume(Resource):
 
         return Step("settle", settle, lambda volume: volume)
 
-    def action_step(self, action, predict, **fields):
-        """A rename or a resize: ``predict(volume, **fields)`` is the volume afterwards."""
+    def action_step(self, action, predict, must_wait=False, **fields):
+        """A rename, resize, attach or detach: ``predict(volume)`` is the volume afterwards; when
+        ``must_wait``, the volume read once it shows the action done and is at rest."""
 
         def apply(volume):
             self.action(volume["id"], action, **fields)
-            return predict(volume, **fields)
-
-        return Step(action, apply, lambda volume: predict(volume, **fields))
-
-    def attachment_step(self, action, instance_ids, predict, must_wait, done):
-        """An attach or a detach of ``instance_ids``; when waiting, until ``done(volume before,
-        ids attached now)``."""
-
-        def apply(volume):
-            self.action(volume["id"], action, instance_ids=instance_ids)
             if not must_wait:
                 return predict(volume)
             return self.wait_settled(
                 volume["id"],
                 f"{describe(volume)} to be {action}ed",
-                done=lambda current: done(volume, set(attached_ids(current))),
+                done=lambda current: TOOK_EFFECT[action](current, fields),
             )
 
         return Step(action, apply, predict)
@@ -697,22 +697,15 @@ class Volume(Resource):
             kept = [record for record in volume.get("instances") or [] if record["id"] not in detach_ids]
             return with_instances(volume, kept)
 
-        def done(volume, attached):
-            return attached == set(attached_ids(volume)) - set(detach_ids)
-
-        return self.attachment_step("detach", detach_ids, predict, must_wait, done)
+        return self.action_step("detach", predict, must_wait, instance_ids=detach_ids)
 
     def attaching(self, records):
-        attach_ids = [record["id"] for record in records]
-
         def predict(volume):
             attached = [{field: record.get(field) for field in ATTACHED_INSTANCE_FIELDS} for record in records]
             return with_instances(volume, (volume.get("instances") or []) + attached)
 
-        def done(_volume, attached):
-            return set(attach_ids) <= attached
-
-        return self.attachment_step("attach", attach_ids, predict, self.params["wait"], done)
+        attach_ids = [record["id"] for record in records]
+        return self.action_step("attach", predict, self.params["wait"], instance_ids=attach_ids)
 
     # ------------------------------------------------------------------------ waiting
 
@@ -757,17 +750,7 @@ class Volume(Resource):
     def action_took_effect(self, volume_id, action, fields):
         """Did an action whose answer was lost happen? (The volume is read again.)"""
         volume = self.fetch(volume_id)
-        if volume is None:
-            return False
-        attached = set(attached_ids(volume))
-        outcomes = {
-            "rename": lambda: volume.get("name") == fields.get("name"),
-            "resize": lambda: (volume.get("size") or 0) >= fields.get("size"),
-            "attach": lambda: set(fields.get("instance_ids") or []) <= attached,
-            "detach": lambda: not set(fields.get("instance_ids") or []) & attached,
-            "restore": lambda: volume.get("status") != "deleted",
-        }
-        return action in outcomes and outcomes[action]()
+        return volume is not None and action in TOOK_EFFECT and TOOK_EFFECT[action](volume, fields)
 
     def delete(self, current):
         try:
