@@ -441,13 +441,8 @@ class InstanceState:
 
     def record_action(self, action, instances):
         if instances:
-            self.actions.append(
-                {
-                    "action": action,
-                    "instance_ids": ids(instances),
-                    "hostnames": [instance.get("hostname") for instance in instances],
-                }
-            )
+            hostnames = [instance.get("hostname") for instance in instances]
+            self.actions.append({"action": action, "instance_ids": ids(instances), "hostnames": hostnames})
 
     # ---------------------------------------------------------------------- convergence
 
@@ -536,16 +531,10 @@ class InstanceState:
     def result(self, changed, found, missing, after, to_change, doomed):
         result = {"changed": changed, "instances": after, "actions": self.actions, "missing": missing}
         if self.state in ("absent", "hibernated"):
-            deleted = sorted({volume_id for instance_id in ids(to_change) for volume_id in doomed.get(instance_id, [])})
-            result["deleted_volume_ids"] = deleted
-            result["detached_volume_ids"] = sorted(
-                {
-                    volume_id
-                    for instance in to_change
-                    for volume_id in instance.get("volume_ids") or []
-                    if volume_id not in deleted
-                }
-            )
+            deleted = {volume_id for instance_id in ids(to_change) for volume_id in doomed.get(instance_id, [])}
+            attached = {volume_id for instance in to_change for volume_id in instance.get("volume_ids") or []}
+            result["deleted_volume_ids"] = sorted(deleted)
+            result["detached_volume_ids"] = sorted(attached - deleted)
         if self.module._diff:
             result["diff"] = {"before": self.statuses(found), "after": self.statuses(after)}
         return result
