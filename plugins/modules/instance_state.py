@@ -249,6 +249,7 @@ class InstanceState:
         self.params = module.params
         self.client = module.client
         self.state = self.params["state"]
+        # the status every instance ends in; None when the state takes them away (hibernated, absent)
         self.target = TARGET_STATUS[self.state]
         self.shutdown = "force_shutdown" if self.params["force"] else "shutdown"
         self.budget = WaitBudget(self.client, self.params["wait_timeout"])
