@@ -789,23 +789,22 @@ class Volume(Resource):
 
 
 def main():
+    argument_spec = dict(
+        id=dict(type="str"),
+        name=dict(type="str"),
+        location_code=dict(type="str", aliases=["location"]),
+        size=dict(type="int"),
+        type=dict(type="str", choices=list(VOLUME_TYPES)),
+        instances=dict(type="list", elements="str"),
+        clone_from=dict(type="str"),
+        permanent=dict(type="bool", default=False),
+        state=dict(type="str", choices=["present", "absent", "restored"], default="present"),
+        **WAIT_ARGUMENT_SPEC,
+        **TAGS_ARGUMENT_SPEC,
+        **CAP_ARGUMENT_SPEC,
+    )
     module = CloudComputeModule(
-        argument_spec=dict(
-            id=dict(type="str"),
-            name=dict(type="str"),
-            location_code=dict(type="str", aliases=["location"]),
-            size=dict(type="int"),
-            type=dict(type="str", choices=list(VOLUME_TYPES)),
-            instances=dict(type="list", elements="str"),
-            clone_from=dict(type="str"),
-            permanent=dict(type="bool", default=False),
-            state=dict(type="str", choices=["present", "absent", "restored"], default="present"),
-            **WAIT_ARGUMENT_SPEC,
-            **TAGS_ARGUMENT_SPEC,
-            **CAP_ARGUMENT_SPEC,
-        ),
-        required_one_of=[("id", "name")],
-        mutually_exclusive=[("id", "clone_from")],
+        argument_spec=argument_spec, required_one_of=[("id", "name")], mutually_exclusive=[("id", "clone_from")]
     )
     Volume(module).run()
 
