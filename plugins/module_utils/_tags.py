@@ -69,16 +69,13 @@ def desired_tags(params, resource=None):
         return tags
     if expires_in is not None and expires_at is not None:
         raise ModuleFailure("expires_in and expires_at are mutually exclusive")
+    option = "expires_in" if expires_in is not None else "expires_at"
     if tags and EXPIRY_TAG in tags:
-        raise ModuleFailure(
-            "the expiry is given twice: by the {} tag and by {}; give one".format(
-                EXPIRY_TAG, "expires_in" if expires_in is not None else "expires_at"
-            )
-        )
+        raise ModuleFailure(f"the expiry is given twice: by the {EXPIRY_TAG} tag and by {option}; give one")
     try:
         expiry = expiry_tag_value(expires_in=expires_in, expires_at=expires_at)
     except ValueError as error:
-        raise ModuleFailure("{}: {}".format("expires_in" if expires_in is not None else "expires_at", error))
+        raise ModuleFailure(f"{option}: {error}")
     current = current_tags(resource) if resource else {}
     if expires_in is not None and current.get(EXPIRY_TAG):
         expiry = current[EXPIRY_TAG]
@@ -86,8 +83,7 @@ def desired_tags(params, resource=None):
     wanted[EXPIRY_TAG] = expiry
     if len(wanted) > MAX_TAGS:
         raise ModuleFailure(
-            "at most %d tags are allowed per resource; with the %s tag there would be %d"
-            % (MAX_TAGS, EXPIRY_TAG, len(wanted))
+            f"at most {MAX_TAGS} tags are allowed per resource; with the {EXPIRY_TAG} tag there would be {len(wanted)}"
         )
     return wanted
 

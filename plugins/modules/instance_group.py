@@ -224,24 +224,17 @@ class InstanceGroup(Resource):
     def __init__(self, module):
         super().__init__(module)
         self.template = module.params["template"] or {}
+        # the os_volume keys the task sets: the API picks the others
+        os_volume = self.template.get("os_volume") or {}
+        self.os_volume = {key: value for key, value in os_volume.items() if value is not None}
         self.ssh_key_references = ssh_key_references(self.client)
         self.script_references = startup_script_references(self.client)
 
     def validate(self):
-        os_volume = self.template.get("os_volume")
-        if os_volume and os_volume["size"] < 1:
+        if self.os_volume and self.os_volume["size"] < 1:
             raise ModuleFailure("template.os_volume: size must be at least 1 GB")
 
     # --------------------------------------------------------------------- desired state
-
-    def os_volume_differs(self, current):
-        wanted = self.template.get("os_volume")
-        if not wanted:
-            return False
-        current = current or {}
-        return wanted["size"] != current.get("size") or (
-            wanted.get("type") is not None and wanted["type"] != current.get("type")
-        )
 
     def refuse_immutable_changes(self, group):
         """Fail naming the options that differ from the group although the API cannot change them."""
@@ -251,9 +244,9 @@ class InstanceGroup(Resource):
             "location_code": (params["location_code"], group.get("location_code")),
             "template.image": (self.template.get("image"), template.get("image")),
         }
-        if self.os_volume_differs(template.get("os_volume")):
-            given = dict((key, value) for key, value in self.template["os_volume"].items() if value is not None)
-            pairs["template.os_volume"] = (given, template.get("os_volume"))
+        current_os_volume = template.get("os_volume") or {}
+        if any(value != current_os_volume.get(key) for key, value in self.os_volume.items()):
+            pairs["template.os_volume"] = (self.os_volume, template.get("os_volume"))
         refuse_differences(
             "instance group {} ({})".format(group.get("name"), group["id"]),
             pairs,
@@ -273,7 +266,7 @@ class InstanceGroup(Resource):
     def patch(self, group):
         """The PATCH body that brings the group to the options: only what differs."""
         template = template_of(group)
-        body = dict((field.api, value) for field, value in self.changes(group))  # a name differs only by id
+        body = {field.api: value for field, value in self.changes(group)}  # a name differs only by id
         template_patch = {}
         ssh_key_ids = self.desired_ssh_key_ids()
         if ssh_key_ids is not None and sorted(ssh_key_ids) != sorted(template.get("ssh_key_ids") or []):
@@ -289,27 +282,17 @@ class InstanceGroup(Resource):
         if not resource:
             return {}
         template = template_of(resource)
-        shown_template = {
+        shown = {
+            field: resource.get(field) for field in ("id", "name", "description", "location_code", "instance_type")
+        }
+        shown["template"] = {
             "image": template.get("image"),
             "ssh_key_ids": sorted(template.get("ssh_key_ids") or []),
             "startup_script_id": template.get("startup_script_id"),
         }
-        given = self.template.get("os_volume") or {}
-        if given:
-            # only the keys the task sets: the API picks the others
-            shown_template["os_volume"] = dict(
-                (key, (template.get("os_volume") or {}).get(key))
-                for key in ("size", "type")
-                if given.get(key) is not None
-            )
-        return {
-            "id": resource.get("id"),
-            "name": resource.get("name"),
-            "description": resource.get("description"),
-            "location_code": resource.get("location_code"),
-            "instance_type": resource.get("instance_type"),
-            "template": shown_template,
-        }
+        if self.os_volume:
+            shown["template"]["os_volume"] = {key: (template.get("os_volume") or {}).get(key) for key in self.os_volume}
+        return shown
 
     # --------------------------------------------------------------------------- actions
 
@@ -323,23 +306,16 @@ class InstanceGroup(Resource):
                 "instance group {!r} does not exist; to create it, give {}".format(params["name"], ", ".join(missing))
             )
         template = {"image": self.template["image"]}
-        os_volume = self.template.get("os_volume")
-        if os_volume:
-            template["os_volume"] = dict(
-                (key, os_volume[key]) for key in ("size", "type") if os_volume.get(key) is not None
-            )
+        if self.os_volume:
+            template["os_volume"] = self.os_volume
         ssh_key_ids = self.desired_ssh_key_ids()
         if ssh_key_ids:
             template["ssh_key_ids"] = ssh_key_ids
         script_id = self.desired_script_id()
         if script_id:
             template["startup_script_id"] = script_id
-        body = {
-            "name": params["name"],
-            "instance_type": params["instance_type"],
-            "location_code": params["location_code"],
-            "template": template,
-        }
+        body = {option: params[option] for option in ("name", "instance_type", "location_code")}
+        body["template"] = template
         if params["description"] is not None:
             body["description"] = params["description"]
         return body
@@ -354,7 +330,7 @@ class InstanceGroup(Resource):
         template = dict(template_of(group), **body.get("template", {}))
         if "startup_script_id" in template:
             template["startup_script_id"] = template["startup_script_id"] or None  # "" removes it
-        return dict(group, template=template, **dict((key, value) for key, value in body.items() if key != "template"))
+        return dict(group, template=template, **{key: value for key, value in body.items() if key != "template"})
 
     def create(self, template=None, exclude_id=None):
         return self.fetch(self.with_conflict_hint(self.create_unique, self.path, self.create_request()))
@@ -378,13 +354,10 @@ class InstanceGroup(Resource):
         body = self.patch(current)
         if not body:
             return []
-        return [
-            Step(
-                "update",
-                lambda group: self.update_in_place(group, body),
-                lambda group: self.predicted_update(group, body),
-            )
-        ]
+        update = Step(
+            "update", lambda group: self.update_in_place(group, body), lambda group: self.predicted_update(group, body)
+        )
+        return [update]
 
 
 def main():

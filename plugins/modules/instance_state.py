@@ -215,13 +215,32 @@ def is_gone(instance):
     return instance is None or instance.get("status") in GOING_AWAY
 
 
+def has_status(status):
+    """A test of whether an instance (None when gone) has ``status``; is gone when it is None."""
+
+    def test(instance):
+        if status is None:
+            return instance is None
+        return instance is not None and instance.get("status") == status
+
+    return test
+
+
 def accomplished(action, instance):
     """Whether ``instance`` (None when gone) already is where ``action`` takes it."""
     if action in ("start", "boot"):
-        return instance is not None and instance.get("status") == "running"
+        return has_status("running")(instance)
     if action in ("shutdown", "force_shutdown"):
-        return instance is not None and instance.get("status") == "offline"
+        return has_status("offline")(instance)
     return is_gone(instance)  # delete, hibernate
+
+
+def describe(instance):
+    return "instance {} ({})".format(instance.get("hostname"), instance.get("id"))
+
+
+def ids(instances):
+    return [instance["id"] for instance in instances]
 
 
 class InstanceState:
@@ -230,6 +249,9 @@ class InstanceState:
         self.params = module.params
         self.client = module.client
         self.state = self.params["state"]
+        # the status every instance ends in; None when the state takes them away (hibernated, absent)
+        self.target = TARGET_STATUS[self.state]
+        self.shutdown = "force_shutdown" if self.params["force"] else "shutdown"
         self.budget = WaitBudget(self.client, self.params["wait_timeout"])
         self.actions = []
         self.failures = []
@@ -241,21 +263,20 @@ class InstanceState:
 
     def list_instances(self):
         """Every instance of the project by id: one request, whatever their number."""
-        self.listed = dict((instance["id"], instance) for instance in self.client.get_list("/instances"))
+        self.listed = {instance["id"]: instance for instance in self.client.get_list("/instances")}
         return self.listed
 
     def resolve(self, listed):
         """The instances named by ``instances`` (in order, without duplicates), and the
         references that name none."""
-        found, missing = [], []
+        found, missing = {}, []
         for reference in self.params["instances"]:
             instance = listed.get(reference) or instance_named(list(listed.values()), reference)
-            if instance is None:
-                if reference not in missing:
-                    missing.append(reference)
-            elif instance["id"] not in [known["id"] for known in found]:
-                found.append(instance)
-        return found, missing
+            if instance is not None:
+                found.setdefault(instance["id"], instance)
+            elif reference not in missing:
+                missing.append(reference)
+        return list(found.values()), missing
 
     # ------------------------------------------------------------------------ validation
 
@@ -270,7 +291,7 @@ class InstanceState:
     def refuse_impossible(self, found, missing):
         """Fail naming every instance that cannot reach ``state``, before any change."""
         problems = []
-        if missing and self.state in ("running", "stopped"):
+        if missing and self.target:
             problems.append(
                 "no instance named {} (cloudcompute.cloud.instance deploys instances)".format(
                     ", ".join(repr(reference) for reference in missing)
@@ -279,25 +300,19 @@ class InstanceState:
         verb = {"running": "started", "stopped": "shut down", "hibernated": "hibernated"}.get(self.state)
         for instance in found:
             status = instance.get("status")
-            if self.state in ("running", "stopped") and status in GOING_AWAY:
-                problems.append(f"{self.describe(instance)} is being removed (status {status})")
+            if self.target and status in GOING_AWAY:
+                problems.append(f"{describe(instance)} is being removed (status {status})")
             elif verb and status in BROKEN:
                 problems.append(
-                    f"{self.describe(instance)} is {status} and cannot be {verb}; delete it (state=absent) and deploy it again"
+                    f"{describe(instance)} is {status} and cannot be {verb}; delete it (state=absent) and deploy it again"
                 )
         if problems:
             raise ModuleFailure("cannot bring every instance to state={}: {}".format(self.state, "; ".join(problems)))
 
-    def describe(self, instance):
-        return "instance {} ({})".format(instance.get("hostname"), instance.get("id"))
-
     def needs_change(self, instance):
-        status = instance.get("status")
-        if self.state == "running":
-            return settled(status) != "running"
-        if self.state == "stopped":
-            return settled(status) != "offline"
-        return status not in GOING_AWAY
+        if self.target:
+            return settled(instance.get("status")) != self.target
+        return instance.get("status") not in GOING_AWAY
 
     # -------------------------------------------------------------------------- volumes
 
@@ -305,13 +320,13 @@ class InstanceState:
         """Instance id -> ids of its attached volumes that ``delete_volumes`` names, checked
         before any change."""
         choice = self.params["delete_volumes"] if self.state == "absent" else ["none"]
-        attached = dict((instance["id"], list(instance.get("volume_ids") or [])) for instance in instances)
-        doomed = dict((instance_id, []) for instance_id in attached)
+        attached = {instance["id"]: list(instance.get("volume_ids") or []) for instance in instances}
+        doomed = {instance_id: [] for instance_id in attached}
         if choice == ["none"]:
             return doomed
         if choice == ["all"]:
             return attached
-        every_attached = set(volume_id for volume_ids in attached.values() for volume_id in volume_ids)
+        every_attached = {volume_id for volume_ids in attached.values() for volume_id in volume_ids}
         attached_volumes = References(
             "volume",
             lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in every_attached],
@@ -332,7 +347,7 @@ class InstanceState:
                 )
             for owner in owners:
                 doomed[owner].append(volume_id)
-        return dict((instance_id, sorted(set(volume_ids))) for instance_id, volume_ids in doomed.items())
+        return {instance_id: sorted(set(volume_ids)) for instance_id, volume_ids in doomed.items()}
 
     # -------------------------------------------------------------------------- waiting
 
@@ -349,7 +364,7 @@ class InstanceState:
             for instance_id in unreached(listed):
                 instance = listed.get(instance_id)
                 if instance is not None and instance.get("status") in BROKEN:
-                    problems.append("{} is {}".format(self.describe(instance), instance["status"]))
+                    problems.append("{} is {}".format(describe(instance), instance["status"]))
                 elif removal_fails and is_gone(instance):
                     problems.append(f"instance {self.hostnames.get(instance_id)} ({instance_id}) is being removed")
             return "; ".join(problems) or None
@@ -379,7 +394,7 @@ class InstanceState:
         listed = self.wait_until(
             setting_up,
             lambda instance: instance is None or instance.get("status") not in SETTING_UP,
-            "%d instances to finish their setup" % len(setting_up),
+            f"{len(setting_up)} instances to finish their setup",
         )
         return [listed[instance["id"]] for instance in instances if instance["id"] in listed]
 
@@ -390,22 +405,20 @@ class InstanceState:
         too busy for; record the ones it refused. The instances it carried out."""
         pending = list(instances)
         done = []
-        attempt = 0
-        while pending:
-            attempt += 1
+        for attempt in range(1, MAX_ATTEMPTS + 1):
             fields = {}
             if action == "delete":
                 fields["volume_ids"] = sorted(
-                    set(volume_id for instance in pending for volume_id in doomed[instance["id"]])
+                    {volume_id for instance in pending for volume_id in doomed[instance["id"]]}
                 )
                 fields["delete_permanently"] = delete_permanently
             self.record_action(action, pending)
-            failures = dict(
-                (failure.instance_id, failure)
-                for failure in act_on_many(self.client, [instance["id"] for instance in pending], action, **fields)
-            )
-            done.extend(instance for instance in pending if instance["id"] not in failures)
-            self.acted.update(instance["id"] for instance in pending if instance["id"] not in failures)
+            failures = {
+                failure.instance_id: failure for failure in act_on_many(self.client, ids(pending), action, **fields)
+            }
+            carried_out = [instance for instance in pending if instance["id"] not in failures]
+            done.extend(carried_out)
+            self.acted.update(ids(carried_out))
             if not failures:
                 break
             listed = self.list_instances()
@@ -421,19 +434,16 @@ class InstanceState:
                     retry.append(current)
                 else:
                     self.failures.append(failure.as_dict(instance.get("hostname")))
-            if retry:
-                self.budget.sleep(min(self.budget.remaining(), attempt))
+            if not retry:
+                break
+            self.budget.sleep(min(self.budget.remaining(), attempt))
             pending = retry
         return done
 
     def record_action(self, action, instances):
-        self.actions.append(
-            {
-                "action": action,
-                "instance_ids": [instance["id"] for instance in instances],
-                "hostnames": [instance.get("hostname") for instance in instances],
-            }
-        )
+        if instances:
+            hostnames = [instance.get("hostname") for instance in instances]
+            self.actions.append({"action": action, "instance_ids": ids(instances), "hostnames": hostnames})
 
     # ---------------------------------------------------------------------- convergence
 
@@ -441,7 +451,7 @@ class InstanceState:
         self.validate()
         listed = self.list_instances()
         found, missing = self.resolve(listed)
-        self.hostnames = dict((instance["id"], instance.get("hostname")) for instance in found)
+        self.hostnames = {instance["id"]: instance.get("hostname") for instance in found}
         self.refuse_impossible(found, missing)
         to_change = [instance for instance in found if self.needs_change(instance)]
         doomed = self.volumes_to_delete(to_change)
@@ -451,74 +461,44 @@ class InstanceState:
             self.act("start", [instance for instance in to_change if instance.get("status") == "offline"])
         elif self.state == "stopped":
             ready = self.wait_set_up(to_change)
-            self.act(
-                "force_shutdown" if self.params["force"] else "shutdown",
-                [instance for instance in ready if instance.get("status") == "running"],
-            )
+            self.act(self.shutdown, [instance for instance in ready if instance.get("status") == "running"])
         elif self.state == "hibernated":
             self.hibernate(self.wait_set_up(to_change))
         else:
-            ready = self.wait_set_up(to_change)
-            self.act(
-                "delete",
-                [instance for instance in ready if instance.get("status") not in GOING_AWAY],
-                doomed,
-                self.params["delete_permanently"],
-            )
+            ready = [instance for instance in self.wait_set_up(to_change) if instance.get("status") not in GOING_AWAY]
+            self.act("delete", ready, doomed, self.params["delete_permanently"])
         return self.finish(found, missing, to_change, doomed)
 
     def hibernate(self, instances):
         """Shut the running ones down, wait until they are, then hibernate every one."""
-        running = [instance for instance in instances if instance.get("status") == "running"]
-        stopped = self.act("force_shutdown" if self.params["force"] else "shutdown", running)
+        stopped = self.act(self.shutdown, [instance for instance in instances if instance.get("status") == "running"])
         offline = [instance for instance in instances if instance.get("status") == "offline"]
         if stopped:
-            listed = self.wait_until(
-                [instance["id"] for instance in stopped],
-                lambda instance: instance is not None and instance.get("status") == "offline",
-                "%d instances to shut down before they hibernate" % len(stopped),
-                removal_fails=True,
-            )
+            description = f"{len(stopped)} instances to shut down before they hibernate"
+            listed = self.wait_until(ids(stopped), has_status("offline"), description, removal_fails=True)
             offline.extend(listed[instance["id"]] for instance in stopped)
         self.act("hibernate", offline)
 
     def finish(self, found, missing, to_change, doomed):
-        ids = [instance["id"] for instance in found]
-        failed_ids = set(failure["id"] for failure in self.failures)
-        target = TARGET_STATUS[self.state]
+        failed_ids = {failure["id"] for failure in self.failures}
         if self.params["wait"]:
-            waited = [instance_id for instance_id in ids if instance_id not in failed_ids]
-            if target is None:
-                listed = self.wait_until(
-                    waited, lambda instance: instance is None, "%d instances to be removed" % len(waited)
-                )
-            else:
-                listed = self.wait_until(
-                    waited,
-                    lambda instance: instance is not None and instance.get("status") == target,
-                    "%d instances to be %s" % (len(waited), target),
-                    removal_fails=True,
-                )
+            waited = [instance_id for instance_id in ids(found) if instance_id not in failed_ids]
+            description = f"{len(waited)} instances to be {self.target or 'removed'}"
+            # an instance removed meanwhile never gets to a status
+            listed = self.wait_until(waited, has_status(self.target), description, removal_fails=bool(self.target))
         else:
             listed = self.list_instances() if self.acted else self.listed
-        after = [listed[instance_id] for instance_id in ids if instance_id in listed]
+        after = [listed[instance_id] for instance_id in ids(found) if instance_id in listed]
         carried_out = [instance for instance in to_change if instance["id"] in self.acted]
         result = self.result(bool(self.acted), found, missing, after, carried_out, doomed)
         if self.failures:
             raise ModuleFailure(
-                "%d of %d instances could not be brought to state=%s: %s"
-                % (
+                "{} of {} instances could not be brought to state={}: {}".format(
                     len(failed_ids),
                     len(found),
                     self.state,
                     "; ".join(
-                        "{} ({}): {} failed (HTTP {}): {}".format(
-                            failure["hostname"],
-                            failure["id"],
-                            failure["action"],
-                            failure["status_code"],
-                            failure["error"],
-                        )
+                        "{hostname} ({id}): {action} failed (HTTP {status_code}): {error}".format(**failure)
                         for failure in self.failures
                     ),
                 ),
@@ -529,43 +509,33 @@ class InstanceState:
 
     def predict(self, found, missing, to_change, doomed):
         """Check mode: the instances as the run would leave them, and the requests it would send."""
-        changing = set(instance["id"] for instance in to_change)
+        changing = ids(to_change)
         after = []
-        for instance in found:
-            if self.state in ("running", "stopped"):
-                predicted = dict(instance)
-                predicted["status"] = (
-                    TARGET_STATUS[self.state] if instance["id"] in changing else settled(instance["status"])
-                )
-                after.append(predicted)
+        if self.target:
+            after = [
+                dict(instance, status=self.target if instance["id"] in changing else settled(instance["status"]))
+                for instance in found
+            ]
         if self.state == "running":
             self.record_action("start", to_change)
         elif self.state == "stopped":
-            self.record_action("force_shutdown" if self.params["force"] else "shutdown", to_change)
+            self.record_action(self.shutdown, to_change)
         elif self.state == "hibernated":
-            running = [instance for instance in to_change if settled(instance.get("status")) == "running"]
-            if running:
-                self.record_action("force_shutdown" if self.params["force"] else "shutdown", running)
+            self.record_action(
+                self.shutdown, [instance for instance in to_change if settled(instance.get("status")) == "running"]
+            )
             self.record_action("hibernate", to_change)
         else:
             self.record_action("delete", to_change)
-        self.actions = [action for action in self.actions if action["instance_ids"]]
         return self.result(bool(to_change), found, missing, after, to_change, doomed)
 
     def result(self, changed, found, missing, after, to_change, doomed):
         result = {"changed": changed, "instances": after, "actions": self.actions, "missing": missing}
         if self.state in ("absent", "hibernated"):
-            changing = set(instance["id"] for instance in to_change)
-            deleted = sorted(set(volume_id for instance_id in changing for volume_id in doomed.get(instance_id, [])))
-            result["deleted_volume_ids"] = deleted
-            result["detached_volume_ids"] = sorted(
-                set(
-                    volume_id
-                    for instance in to_change
-                    for volume_id in instance.get("volume_ids") or []
-                    if volume_id not in deleted
-                )
-            )
+            deleted = {volume_id for instance_id in ids(to_change) for volume_id in doomed.get(instance_id, [])}
+            attached = {volume_id for instance in to_change for volume_id in instance.get("volume_ids") or []}
+            result["deleted_volume_ids"] = sorted(deleted)
+            result["detached_volume_ids"] = sorted(attached - deleted)
         if self.module._diff:
             result["diff"] = {"before": self.statuses(found), "after": self.statuses(after)}
         return result
@@ -573,13 +543,11 @@ class InstanceState:
     def statuses(self, instances):
         """hostname -> status, for ``--diff`` (the id instead where two share a hostname)."""
         hostnames = [instance.get("hostname") for instance in instances]
-        return dict(
-            (
-                instance.get("hostname") if hostnames.count(instance.get("hostname")) == 1 else instance["id"],
-                instance.get("status"),
-            )
-            for instance in instances
-        )
+        shown = {}
+        for instance in instances:
+            unique = hostnames.count(instance.get("hostname")) == 1
+            shown[instance.get("hostname") if unique else instance["id"]] = instance.get("status")
+        return shown
 
     def run(self):
         self.module.exit_json(**self.module.run(self.converge))
@@ -592,8 +560,8 @@ def main():
         force=dict(type="bool", default=False),
         delete_volumes=dict(type="list", elements="str", default=["os"]),
         delete_permanently=dict(type="bool", default=False),
+        **WAIT_ARGUMENT_SPEC,
     )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
     InstanceState(CloudComputeModule(argument_spec=argument_spec)).run()
 
 

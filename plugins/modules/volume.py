@@ -286,6 +286,15 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     tag_inputs,
 )
 
+VOLUME_TYPES = (
+    "NVMe",
+    "HDD",
+    "NVMe_Shared",
+    "HDD_Shared",
+    "NVMe_Local_Storage",
+    "NVMe_Shared_Cluster",
+    "NVMe_OS_Cluster",
+)
 # Volume types that several instances can mount at once (shared file systems).
 SHARED_TYPES = ("NVMe_Shared", "HDD_Shared", "NVMe_Shared_Cluster")
 # The statuses a volume rests in; any other is an operation under way.
@@ -294,6 +303,10 @@ FAILED = ("canceled", "deleted")
 STOP_HINT = "stop them first (cloudcompute.cloud.instance with state=stopped)"
 # What an attached-instance record of a volume carries, for the volume check mode predicts.
 ATTACHED_INSTANCE_FIELDS = ("id", "hostname", "status", "ip", "instance_type", "os_volume_id")
+# What --diff shows of a volume, besides the ids of its instances and its tags.
+VIEW_FIELDS = ("id", "name", "size", "type", "location", "status")
+# What the create request takes from the options of the same names.
+CREATE_OPTIONS = ("name", "size", "type", "location_code")
 
 
 def attached_ids(volume):
@@ -310,10 +323,36 @@ def with_instances(volume, instances):
     )
 
 
+# action -> whether a volume shows it done, given the action's fields: what a wait waits for, and
+# what a volume read again after a lost answer is checked for
+TOOK_EFFECT = {
+    "rename": lambda volume, fields: volume.get("name") == fields["name"],
+    "resize": lambda volume, fields: (volume.get("size") or 0) >= fields["size"],
+    "attach": lambda volume, fields: set(fields["instance_ids"]) <= set(attached_ids(volume)),
+    "detach": lambda volume, fields: not set(fields["instance_ids"]) & set(attached_ids(volume)),
+    "restore": lambda volume, fields: volume.get("status") != "deleted",
+}
+
+
 def resized(volume, size):
     volume = dict(volume, size=size)
     volume.pop("base_hourly_cost", None)  # what the API will charge is the planned cost
     return volume
+
+
+def new_volume(name, size, volume_type, location, **more):
+    """A volume as a create or a clone leaves it, before what follows (grow, attach, tag)."""
+    return dict(
+        id=None,
+        name=name,
+        size=size,
+        type=volume_type,
+        location=location,
+        status="detached",
+        instances=[],
+        tags=[],
+        **more,
+    )
 
 
 def in_trash(volume):
@@ -371,13 +410,9 @@ class Volume(Resource):
         """The volume the options name; None for ``state=absent`` when it is already as gone as
         asked: deleted for good, or in the trash unless ``permanent``."""
         volume = self.lookup()
-        permanent = self.params["permanent"]
-        if (
-            self.params["state"] == "absent"
-            and volume
-            and (volume.get("is_permanently_deleted") or (in_trash(volume) and not permanent))
-        ):
-            return None
+        if self.params["state"] == "absent" and volume:
+            if volume.get("is_permanently_deleted") or (in_trash(volume) and not self.params["permanent"]):
+                return None
         return volume
 
     def lookup(self):
@@ -447,21 +482,18 @@ class Volume(Resource):
     def attachment_plan(self, volume):
         """(instances to attach, attached records to detach), checked before any change: every
         instance involved must exist, be in the volume's location and be shut down."""
-        wanted = self.params["instances"]
-        if wanted is None:
+        if self.params["instances"] is None:
             return [], []
         current = volume.get("instances") or []
         # hostnames or ids of instances already attached resolve without a call
         references = instance_references(self.client, known=current)
-        desired = []
-        for reference in wanted:
+        desired = {}  # id -> record, in the order given
+        for reference in self.params["instances"]:
             record = references.record(reference)
-            if record["id"] not in [item["id"] for item in desired]:
-                desired.append(record)
+            desired.setdefault(record["id"], record)
         check_attachable(volume.get("type"), len(desired))
-        desired_ids = [record["id"] for record in desired]
-        to_attach = [record for record in desired if record["id"] not in attached_ids(volume)]
-        to_detach = [record for record in current if record["id"] not in desired_ids]
+        to_attach = [record for record in desired.values() if record["id"] not in attached_ids(volume)]
+        to_detach = [record for record in current if record["id"] not in desired]
         elsewhere = [
             "{} ({})".format(record.get("hostname"), record["location"])
             for record in to_attach
@@ -520,16 +552,9 @@ class Volume(Resource):
         if volume.get("id") and "size" not in differences:
             return
         size = differences.get("size", volume.get("size"))
-        self.planned_cost = cost(
-            [
-                volume_part(
-                    "volume {}".format(differences.get("name", volume.get("name"))),
-                    volume.get("type"),
-                    size,
-                    self.prices.volume(volume.get("type"), size),
-                )
-            ]
-        )
+        name = differences.get("name", volume.get("name"))
+        price = self.prices.volume(volume.get("type"), size)
+        self.planned_cost = cost([volume_part(f"volume {name}", volume.get("type"), size, price)])
         refuse_over_cap(self.planned_cost, self.params["max_price_per_hour"], describe(volume))
 
     # --------------------------------------------------------------------------- steps
@@ -541,17 +566,11 @@ class Volume(Resource):
             return []
         steps = [self.settling("changing it")]
         if "name" in differences:
-            steps.append(
-                self.action_step(
-                    "rename", lambda volume: dict(volume, name=differences["name"]), name=differences["name"]
-                )
-            )
+            name = differences["name"]
+            steps.append(self.action_step("rename", lambda volume: dict(volume, name=name), name=name))
         if "size" in differences:
-            steps.append(
-                self.action_step(
-                    "resize", lambda volume: resized(volume, differences["size"]), size=differences["size"]
-                )
-            )
+            size = differences["size"]
+            steps.append(self.action_step("resize", lambda volume: resized(volume, size), size=size))
         if "detach" in differences:
             steps.append(
                 self.detaching(differences["detach"], must_wait="attach" in differences or self.params["wait"])
@@ -569,27 +588,13 @@ class Volume(Resource):
             raise ModuleFailure(
                 "volume {!r} does not exist; to create it, give {}".format(params["name"], ", ".join(missing))
             )
-        new = {
-            "id": None,
-            "name": params["name"],
-            "size": params["size"],
-            "type": params["type"],
-            "location": params["location_code"],
-            "status": "detached",
-            "instances": [],
-            "tags": [],
-        }
+        new = new_volume(params["name"], params["size"], params["type"], params["location_code"])
         # a new volume gets its attachments and tags with the create request itself
         differences = self.differences(new)
         to_attach = differences.get("attach", [])
 
         def create(_nothing):
-            body = {
-                "name": params["name"],
-                "size": params["size"],
-                "type": params["type"],
-                "location_code": params["location_code"],
-            }
+            body = {option: params[option] for option in CREATE_OPTIONS}
             if to_attach:
                 body["instance_ids"] = [record["id"] for record in to_attach]
             if self.desired_tags:
@@ -615,17 +620,9 @@ class Volume(Resource):
             )
         location = params["location_code"] or source["location"]
         volume_type = params["type"] or source["type"]
-        copied = {
-            "id": None,
-            "name": params["name"],
-            "size": source["size"],
-            "type": volume_type,
-            "location": location,
-            "status": "detached",
-            "instances": [],
-            "tags": [],
-            "is_os_volume": source.get("is_os_volume"),
-        }
+        copied = new_volume(
+            params["name"], source["size"], volume_type, location, is_os_volume=source.get("is_os_volume")
+        )
         # what follows the copy (grow, attach, tag) is planned on the copy-to-be, so that a bad
         # request fails before anything is copied
         following = self.steps_for(self.differences(copied))
@@ -637,24 +634,20 @@ class Volume(Resource):
             if volume_type != source["type"]:
                 body["type"] = volume_type
             volume_id = self.create_unique(self.path, body, method="PUT")
-            return self.settled_or_fetched(
-                volume_id, "volume {} to be cloned from {}".format(volume_id, source["id"]), must_wait=bool(following)
-            )
+            description = "volume {} to be cloned from {}".format(volume_id, source["id"])
+            return self.settled_or_fetched(volume_id, description, must_wait=bool(following))
 
         return [Step("clone", clone, lambda _nothing: copied)] + following
 
     def restoration(self, volume):
-        restored = dict(
-            (key, value) for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted")
-        )
+        restored = {key: value for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted")}
         restored["status"] = "detached"
         following = self.steps_for(self.differences(restored))
 
         def restore(volume):
             self.action(volume["id"], "restore")
-            return self.settled_or_fetched(
-                volume["id"], f"{describe(volume)} to be restored", must_wait=bool(following)
-            )
+            description = f"{describe(volume)} to be restored"
+            return self.settled_or_fetched(volume["id"], description, must_wait=bool(following))
 
         return [Step("restore", restore, lambda _volume: restored)] + following
 
@@ -681,10 +674,19 @@ class Volume(Resource):
 
         return Step("settle", settle, lambda volume: volume)
 
-    def action_step(self, action, predict, **fields):
+    def action_step(self, action, predict, must_wait=False, **fields):
+        """A rename, resize, attach or detach: ``predict(volume)`` is the volume afterwards; when
+        ``must_wait``, the volume read once it shows the action done and is at rest."""
+
         def apply(volume):
             self.action(volume["id"], action, **fields)
-            return predict(volume)
+            if not must_wait:
+                return predict(volume)
+            return self.wait_settled(
+                volume["id"],
+                f"{describe(volume)} to be {action}ed",
+                done=lambda current: TOOK_EFFECT[action](current, fields),
+            )
 
         return Step(action, apply, predict)
 
@@ -692,41 +694,18 @@ class Volume(Resource):
         detach_ids = [record["id"] for record in records]
 
         def predict(volume):
-            return with_instances(
-                volume, [record for record in volume.get("instances") or [] if record["id"] not in detach_ids]
-            )
+            kept = [record for record in volume.get("instances") or [] if record["id"] not in detach_ids]
+            return with_instances(volume, kept)
 
-        def detach(volume):
-            self.action(volume["id"], "detach", instance_ids=detach_ids)
-            if not must_wait:
-                return predict(volume)
-            remaining = set(attached_ids(volume)) - set(detach_ids)
-            return self.wait_settled(
-                volume["id"],
-                f"{describe(volume)} to be detached",
-                done=lambda current: set(attached_ids(current)) == remaining,
-            )
-
-        return Step("detach", detach, predict)
+        return self.action_step("detach", predict, must_wait, instance_ids=detach_ids)
 
     def attaching(self, records):
-        attach_ids = [record["id"] for record in records]
-
         def predict(volume):
-            attached = [dict((field, record.get(field)) for field in ATTACHED_INSTANCE_FIELDS) for record in records]
+            attached = [{field: record.get(field) for field in ATTACHED_INSTANCE_FIELDS} for record in records]
             return with_instances(volume, (volume.get("instances") or []) + attached)
 
-        def attach(volume):
-            self.action(volume["id"], "attach", instance_ids=attach_ids)
-            if not self.params["wait"]:
-                return predict(volume)
-            return self.wait_settled(
-                volume["id"],
-                f"{describe(volume)} to be attached",
-                done=lambda current: set(attach_ids) <= set(attached_ids(current)),
-            )
-
-        return Step("attach", attach, predict)
+        attach_ids = [record["id"] for record in records]
+        return self.action_step("attach", predict, self.params["wait"], instance_ids=attach_ids)
 
     # ------------------------------------------------------------------------ waiting
 
@@ -771,17 +750,7 @@ class Volume(Resource):
     def action_took_effect(self, volume_id, action, fields):
         """Did an action whose answer was lost happen? (The volume is read again.)"""
         volume = self.fetch(volume_id)
-        if volume is None:
-            return False
-        attached = set(attached_ids(volume))
-        outcomes = {
-            "rename": lambda: volume.get("name") == fields.get("name"),
-            "resize": lambda: (volume.get("size") or 0) >= fields.get("size"),
-            "attach": lambda: set(fields.get("instance_ids") or []) <= attached,
-            "detach": lambda: not set(fields.get("instance_ids") or []) & attached,
-            "restore": lambda: volume.get("status") != "deleted",
-        }
-        return action in outcomes and outcomes[action]()
+        return volume is not None and action in TOOK_EFFECT and TOOK_EFFECT[action](volume, fields)
 
     def delete(self, current):
         try:
@@ -812,16 +781,11 @@ class Volume(Resource):
     def view(self, resource):
         if not resource:
             return {}
-        return {
-            "id": resource.get("id"),
-            "name": resource.get("name"),
-            "size": resource.get("size"),
-            "type": resource.get("type"),
-            "location": resource.get("location"),
-            "status": resource.get("status"),
-            "instance_ids": attached_ids(resource),
-            "tags": current_tags(resource),
-        }
+        return dict(
+            {field: resource.get(field) for field in VIEW_FIELDS},
+            instance_ids=attached_ids(resource),
+            tags=current_tags(resource),
+        )
 
 
 def main():
@@ -830,30 +794,17 @@ def main():
         name=dict(type="str"),
         location_code=dict(type="str", aliases=["location"]),
         size=dict(type="int"),
-        type=dict(
-            type="str",
-            choices=[
-                "NVMe",
-                "HDD",
-                "NVMe_Shared",
-                "HDD_Shared",
-                "NVMe_Local_Storage",
-                "NVMe_Shared_Cluster",
-                "NVMe_OS_Cluster",
-            ],
-        ),
+        type=dict(type="str", choices=list(VOLUME_TYPES)),
         instances=dict(type="list", elements="str"),
         clone_from=dict(type="str"),
         permanent=dict(type="bool", default=False),
         state=dict(type="str", choices=["present", "absent", "restored"], default="present"),
+        **WAIT_ARGUMENT_SPEC,
+        **TAGS_ARGUMENT_SPEC,
+        **CAP_ARGUMENT_SPEC,
     )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
-    argument_spec.update(TAGS_ARGUMENT_SPEC)
-    argument_spec.update(CAP_ARGUMENT_SPEC)
     module = CloudComputeModule(
-        argument_spec=argument_spec,
-        required_one_of=[("id", "name")],
-        mutually_exclusive=[("id", "clone_from")],
+        argument_spec=argument_spec, required_one_of=[("id", "name")], mutually_exclusive=[("id", "clone_from")]
     )
     Volume(module).run()
 

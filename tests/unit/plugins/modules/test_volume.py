@@ -139,6 +139,23 @@ def test_an_empty_instance_list_detaches_without_waiting_when_told_not_to(api, r
     assert api.body(1) == {"action": "detach", "id": VOLUME_ID, "instance_ids": [INSTANCE_ID]}
 
 
+def test_moving_to_another_instance_waits_for_the_detach_before_the_attach(api, run_module):
+    other = dict(INSTANCE, id="6b1e2f8f-2d66-4d5a-8f1a-3a1c1b4a7e23", hostname="trainer-2")
+    moved = dict(ATTACHED, instance_id=other["id"], instances=[dict(ATTACHED["instances"][0], **other)])
+    api.answer(responses.GET, "/volumes", json=[ATTACHED])
+    api.answer(responses.GET, "/instances", json=[INSTANCE, other])
+    api.answer(responses.PUT, "/volumes", status=202)
+    # the detach shows on the second read; the last read is the one after the attach
+    for volume in (ATTACHED, VOLUME, moved):
+        api.answer(responses.GET, "/volumes/" + VOLUME_ID, json=volume)
+    result = run_module(main, dict(DATASETS, instances=["trainer-2"], wait=False))
+    assert result["changed"] is True, result
+    assert result["volume"]["instance_id"] == other["id"]
+    assert writes(api) == [("PUT", "/volumes"), ("PUT", "/volumes")]
+    assert [api.body(index)["action"] for index in (2, 5)] == ["detach", "attach"]
+    assert api.sent[3:5] == [("GET", "/volumes/" + VOLUME_ID)] * 2
+
+
 def test_state_absent_moves_the_volume_to_the_trash_and_waits_until_it_is_there(api, run_module):
     api.answer(responses.GET, "/volumes", json=[VOLUME])
     api.answer(responses.DELETE, "/volumes/" + VOLUME_ID, status=202)
