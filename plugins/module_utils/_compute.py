@@ -43,7 +43,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
-    apply_tag_changes,
     current_tags,
     desired_tags,
     predicted_tags,
@@ -76,6 +75,18 @@ def compute_argument_spec(resource_class, own_options):
     ):
         argument_spec.update(options)
     return argument_spec
+
+
+def power_action(what, status, target, force, start="start"):
+    """The action taking ``what`` from ``status`` to ``target`` (running or offline), None when it
+    is there already; refused when it is neither there nor where the action starts from."""
+    if status == target:
+        return None
+    source = "offline" if target == "running" else "running"
+    if status != source:
+        reached = {"start": "started", "boot": "booted"}[start] if target == "running" else "shut down"
+        raise ModuleFailure(f"{what} is {status}; it can only be {reached} when {source}")
+    return start if target == "running" else ("force_shutdown" if force else "shutdown")
 
 
 class Compute(Resource):
@@ -137,24 +148,19 @@ class Compute(Resource):
         """The resource the plan starts from: None when it is being removed and a removal is
         asked (nothing left to do) or its hostname is to be deployed again."""
         found = super().find()
+        removing = self.params["state"] in self.gone_states
         if found is None:
             return None
         if found.get("status") not in GOING_AWAY:
-            if self.params["state"] not in self.gone_states:
+            if not removing:
                 self.refuse_immutable_changes(found)  # before waiting for a setup, which can take minutes
             return self.settled(found)
-        if self.params["state"] in self.gone_states:
-            if self.removal_left(found):
-                return found
-            if self.params["wait"] and not self.module.check_mode:
-                self.wait_gone(found["id"])
-            return None
-        if self.params["id"]:
-            raise ModuleFailure(
-                "{} {} is {} (status {})".format(self.noun, found["id"], self.being_removed, found["status"])
-            )
+        if removing and self.removal_left(found):
+            return found
+        if self.params["id"] and not removing:
+            raise ModuleFailure(f"{self.noun} {found['id']} is {self.being_removed} (status {found['status']})")
         # its hostname can be deployed again once it is gone
-        if not self.module.check_mode:
+        if not self.module.check_mode and (self.params["wait"] or not removing):
             self.wait_gone(found["id"])
         return None
 
@@ -174,41 +180,29 @@ class Compute(Resource):
         if resource is None:
             return f"the {self.noun} disappeared"
         if resource.get("status") in BROKEN:
-            return "the {} is {}".format(self.noun, resource["status"])
+            return f"the {self.noun} is {resource['status']}"
         return None
 
-    def wait_for(self, resource_id, done, description):
+    def wait_for(self, resource_id, done, description, failed=True):
+        """Poll the resource until ``done``; ``failed=False``: whatever status it passes through."""
         return self.budget.until(
             lambda: self.fetch(resource_id),
             done,
             description,
-            failed=self.wait_failure,
+            failed=self.wait_failure if failed else None,
             describe=lambda resource: resource and resource.get("status"),
         )
 
     def wait_gone(self, resource_id):
-        self.budget.until(
-            lambda: self.fetch(resource_id),
-            lambda current: current is None,
-            f"{self.noun} {resource_id} to be removed",
-            describe=lambda resource: resource and resource.get("status"),
-        )
+        self.wait_for(resource_id, lambda current: current is None, f"{self.noun} {resource_id} to be removed", False)
 
     # ------------------------------------------------------------------------ view
 
     def view(self, resource):
         if not resource:
             return {}
-        fields = (
-            "id",
-            "hostname",
-            self.type_option,
-            "image",
-            "location",
-            "description",
-            "contract",
-        ) + self.shown_fields
-        shown = dict((field, resource.get(field)) for field in fields)
+        fields = ("id", "hostname", self.type_option, "image", "location", "description", "contract")
+        shown = {field: resource.get(field) for field in fields + self.shown_fields}
         shown.update(
             ssh_key_ids=sorted(resource.get("ssh_key_ids") or []),
             startup_script_id=resource.get("startup_script_id"),
@@ -226,9 +220,7 @@ class Compute(Resource):
         ] + self.also_missing()
         if missing:
             raise ModuleFailure(
-                "{} {!r} does not exist; to deploy it, give {}".format(
-                    self.noun, params["hostname"], ", ".join(missing)
-                )
+                f"{self.noun} {params['hostname']!r} does not exist; to deploy it, give {', '.join(missing)}"
             )
         body = {
             "hostname": params["hostname"],
@@ -282,7 +274,7 @@ class Compute(Resource):
     def guard(self, body):
         """The cost of deploying ``body``, refused when over the cap or the runway."""
         cost_value = self.deploy_cost(body)
-        self.runway = guard_deploy(self.client, self.params, cost_value, "{} {}".format(self.key, body["hostname"]))
+        self.runway = guard_deploy(self.client, self.params, cost_value, f"{self.key} {body['hostname']}")
         return cost_value
 
     def create_deployed(self, body):
@@ -293,11 +285,8 @@ class Compute(Resource):
             return self.create_unique(self.path, body, retry_unavailable=False)
         except ApiError as error:
             if error.status == 503:
-                raise error.with_hint(
-                    "No capacity for {} in {}: {}".format(
-                        self.capacity_subject(body), body["location_code"], self.capacity_hint
-                    )
-                )
+                where = f"{self.capacity_subject(body)} in {body['location_code']}"
+                raise error.with_hint(f"No capacity for {where}: {self.capacity_hint}")
             if error.status == 402:
                 raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
             raise
@@ -313,11 +302,8 @@ class Compute(Resource):
         cap = self.params["max_price_per_hour"]
 
         def over_the_cap(location, code, spot):
-            return over_cap(
-                self.deploy_cost(self.placement.body_for(body, location, code, spot)),
-                cap,
-                "{}{} in {}".format(code, " (spot)" if spot else "", location),
-            )
+            candidate = f"{code}{' (spot)' if spot else ''} in {location}"
+            return over_cap(self.deploy_cost(self.placement.body_for(body, location, code, spot)), cap, candidate)
 
         resource_id, self.placed = self.placement.place(
             lambda *candidate: self.create_deployed(self.placement.body_for(body, *candidate)),
@@ -347,6 +333,16 @@ class Compute(Resource):
         """The new resource, read back once it is as far as the options ask."""
         raise NotImplementedError
 
+    def discard_created(self, created_id, body):
+        created = self.fetch(created_id)
+        if created is not None and created.get("status") not in GOING_AWAY:
+            self.discard(created, body)
+
+    def discard(self, created, body):
+        """Delete ``created``, deployed from ``body``, with the volumes created with it, permanently:
+        nobody else knows of them."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------- convergence
 
     def immutable_pairs(self, resource):
@@ -359,11 +355,11 @@ class Compute(Resource):
             ("description", "description"),
             ("contract", "contract"),
         ) + self.also_immutable
-        pairs = dict(
-            (option, (params[option], resource.get(field)))
+        pairs = {
+            option: (params[option], resource.get(field))
             for option, field in immutable
             if option not in self.compared_when_reported or resource.get(field) is not None
-        )
+        }
         if params["id"]:
             pairs["hostname"] = (params["hostname"], resource.get("hostname"))
         return pairs
@@ -373,26 +369,18 @@ class Compute(Resource):
         change them; with a placement, it may be in any of the candidates."""
         params = self.params
         pairs = self.immutable_pairs(resource)
-        what = "{} {} ({})".format(self.noun, resource.get("hostname"), resource["id"])
+        what = f"{self.noun} {resource.get('hostname')} ({resource['id']})"
         if self.placement.enabled:
             for option in self.placed_options:
                 pairs.pop(option, None)
             if not self.placement.accepts(resource):
+                deployed = f"{resource.get(self.type_option)}{' (spot)' if resource.get('is_spot') else ''}"
                 raise ModuleFailure(
-                    "{} is {}{} in {}, none of the placement's candidates; the API cannot move it. "
-                    "Widen placement, or {} it (state=absent) and deploy it again.".format(
-                        what,
-                        resource.get(self.type_option),
-                        " (spot)" if resource.get("is_spot") else "",
-                        resource.get("location"),
-                        self.removal,
-                    )
+                    f"{what} is {deployed} in {resource.get('location')}, none of the placement's candidates; the API "
+                    f"cannot move it. Widen placement, or {self.removal} it (state=absent) and deploy it again."
                 )
-        pairs.update(
-            deployed_with(
-                resource, params["ssh_keys"], params["startup_script"], self.ssh_key_references, self.script_references
-            )
-        )
+        references = (self.ssh_key_references, self.script_references)
+        pairs.update(deployed_with(resource, params["ssh_keys"], params["startup_script"], *references))
         refuse_differences(
             what,
             pairs,
@@ -405,12 +393,9 @@ class Compute(Resource):
         to_add, to_remove = tag_changes(resource, desired_tags(self.params, resource), self.params["purge_tags"])
         if not (to_add or to_remove):
             return None
-
-        def apply(current):
-            apply_tag_changes(self.client, self.item_path(current["id"], "tags"), to_add, to_remove)
-            return self.fetch(current["id"])
-
-        return Step("tag", apply, lambda current: dict(current, tags=predicted_tags(current, to_add, to_remove)))
+        step = self.tag_step(to_add, to_remove)
+        # the steps after it (power, nodes) start from the resource as it is now
+        return Step(step.name, lambda current: self.fetch(step.apply(current)["id"]), step.predict)
 
     def plan(self, current):
         if self.params["state"] in self.gone_states:
