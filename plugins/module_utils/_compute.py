@@ -66,14 +66,9 @@ def compute_argument_spec(resource_class, own_options):
     )
     argument_spec[resource_class.type_option] = dict(type="str")
     argument_spec.update(own_options)
-    for options in (
-        WAIT_ARGUMENT_SPEC,
-        TAGS_ARGUMENT_SPEC,
-        placement_argument_spec(resource_class.key),
-        CAP_ARGUMENT_SPEC,
-        RUNWAY_ARGUMENT_SPEC,
-    ):
+    for options in (WAIT_ARGUMENT_SPEC, TAGS_ARGUMENT_SPEC, CAP_ARGUMENT_SPEC, RUNWAY_ARGUMENT_SPEC):
         argument_spec.update(options)
+    argument_spec.update(placement_argument_spec(resource_class.key))
     return argument_spec
 
 
@@ -91,7 +86,18 @@ def power_action(what, status, target, force, start="start"):
 
 class Compute(Resource):
     """An instance or a cluster. Subclasses set ``key``, ``path`` and ``type_option`` and write
-    what is their own: the rest of the deploy request and its prediction, their own steps."""
+    what is their own: the rest of the deploy request and its prediction, their own steps.
+
+    Besides the hooks below, a subclass writes:
+    ``deploy_cost(body)``: what deploying ``body`` costs per hour, from the public catalogs;
+    ``wait_deployed(resource_id)``: the new resource, read back once it is as far as the options ask;
+    ``discard(created, body)``: delete ``created``, deployed from ``body`` by this task and lost to
+    another run's, with the volumes created with it, permanently (nobody else knows of them);
+    ``removal_steps(current)``: the steps removing ``current`` as ``state`` asks, its volumes as the
+    options say;
+    ``attached_volume_ids(resource)`` and ``existing_cost(resource)``, what it costs as the API
+    reports it.
+    """
 
     name_field = "hostname"
     name_option = "hostname"
@@ -102,9 +108,13 @@ class Compute(Resource):
     required_to_deploy = ()  # the options a deploy cannot do without (a placement may supply some)
     passed_options = ()  # options sent with the deploy as they are, besides description and contract
     shown_fields = ()  # fields ``--diff`` shows as the API returns them, besides the common ones
-    # Options the API cannot change after the deploy besides the type, image, location,
-    # description and contract: (option, field of the resource).
-    also_immutable = ()
+    # Options the API cannot change after the deploy besides the type: (option, field of the resource).
+    immutable = (
+        ("image", "image"),
+        ("location_code", "location"),
+        ("description", "description"),
+        ("contract", "contract"),
+    )
     # Of the immutable options, those compared only when the API reports the field (it picks
     # a default), and those a placement chooses among its candidates.
     compared_when_reported = ()
@@ -267,10 +277,6 @@ class Compute(Resource):
             "tags": predicted_tags({}, self.desired_tags or {}, []),
         }
 
-    def deploy_cost(self, body):
-        """What deploying ``body`` costs per hour, from the public catalogs."""
-        raise NotImplementedError
-
     def guard(self, body):
         """The cost of deploying ``body``, refused when over the cap or the runway."""
         cost_value = self.deploy_cost(body)
@@ -329,35 +335,19 @@ class Compute(Resource):
 
         return Step("deploy", apply, predict)
 
-    def wait_deployed(self, resource_id):
-        """The new resource, read back once it is as far as the options ask."""
-        raise NotImplementedError
-
     def discard_created(self, created_id, body):
         created = self.fetch(created_id)
         if created is not None and created.get("status") not in GOING_AWAY:
             self.discard(created, body)
-
-    def discard(self, created, body):
-        """Delete ``created``, deployed from ``body``, with the volumes created with it, permanently:
-        nobody else knows of them."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------- convergence
 
     def immutable_pairs(self, resource):
         """``{option: (desired, current)}`` of the options the API cannot change."""
         params = self.params
-        immutable = (
-            (self.type_option, self.type_option),
-            ("image", "image"),
-            ("location_code", "location"),
-            ("description", "description"),
-            ("contract", "contract"),
-        ) + self.also_immutable
         pairs = {
             option: (params[option], resource.get(field))
-            for option, field in immutable
+            for option, field in ((self.type_option, self.type_option),) + self.immutable
             if option not in self.compared_when_reported or resource.get(field) is not None
         }
         if params["id"]:
@@ -414,14 +404,7 @@ class Compute(Resource):
         """Steps bringing the state of an existing ``current`` to the options (power, nodes)."""
         return []
 
-    def removal_steps(self, current):
-        """Steps removing ``current`` as ``state`` asks, its volumes as the options say."""
-        raise NotImplementedError
-
     # ------------------------------------------------------------------------ result
-
-    def attached_volume_ids(self, resource):
-        raise NotImplementedError
 
     def result(self, changed, before, after):
         if self.planned_cost is None:
@@ -445,6 +428,3 @@ class Compute(Resource):
                 if volume_id not in self.deleted_volume_ids
             ]
         return result
-
-    def existing_cost(self, resource):
-        raise NotImplementedError

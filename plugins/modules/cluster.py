@@ -454,7 +454,7 @@ class Cluster(Compute):
     type_option = "cluster_type"
     removal = "discontinue"
     being_removed = "being discontinued"
-    also_immutable = (("extension_settings", "extension_settings"),)
+    immutable = Compute.immutable + (("extension_settings", "extension_settings"),)
     compared_when_reported = ("extension_settings",)  # not reported: nothing to compare
     placed_options = ("cluster_type", "location_code")
     required_to_deploy = ("cluster_type", "image", "location_code", "shared_volume")
@@ -730,8 +730,7 @@ class Cluster(Compute):
     def attached_volume_ids(self, resource):
         return [volume["id"] for volume in resource.get("shared_volumes") or []]
 
-    def existing_cost(self, resource):
-        return existing_cluster_cost(resource)
+    existing_cost = staticmethod(existing_cluster_cost)
 
 
 def main():

@@ -783,8 +783,7 @@ class Instance(Compute):
     def attached_volume_ids(self, resource):
         return list(resource.get("volume_ids") or [])
 
-    def existing_cost(self, resource):
-        return existing_instance_cost(resource)
+    existing_cost = staticmethod(existing_instance_cost)
 
 
 def volume_spec(volume, fields):
