@@ -72,14 +72,15 @@ def compute_argument_spec(resource_class, own_options):
     return argument_spec
 
 
-def power_action(what, status, target, force, start="start"):
+def power_action(what, status, target, force, start="start", started="started"):
     """The action taking ``what`` from ``status`` to ``target`` (running or offline), None when it
-    is there already; refused when it is neither there nor where the action starts from."""
+    is there already; refused when it is neither there nor where the action starts from.
+    ``start`` is the API's action that powers it on, ``started`` what it then is, in messages."""
     if status == target:
         return None
     source = "offline" if target == "running" else "running"
     if status != source:
-        reached = {"start": "started", "boot": "booted"}[start] if target == "running" else "shut down"
+        reached = started if target == "running" else "shut down"
         raise ModuleFailure(f"{what} is {status}; it can only be {reached} when {source}")
     return start if target == "running" else ("force_shutdown" if force else "shutdown")
 
@@ -204,7 +205,9 @@ class Compute(Resource):
         )
 
     def wait_gone(self, resource_id):
-        self.wait_for(resource_id, lambda current: current is None, f"{self.noun} {resource_id} to be removed", False)
+        self.wait_for(
+            resource_id, lambda current: current is None, f"{self.noun} {resource_id} to be removed", failed=False
+        )
 
     # ------------------------------------------------------------------------ view
 

@@ -136,9 +136,8 @@ def describe_cost(cost_value):
         price = part["price_per_hour"]
         return f"{part['item']} {'not priced' if price is None else price}"
 
-    return (
-        f"{cost_value['price_per_hour']} {cost_value['currency']}/h ({', '.join(map(described, cost_value['basis']))})"
-    )
+    basis = ", ".join(map(described, cost_value["basis"]))
+    return f"{cost_value['price_per_hour']} {cost_value['currency']}/h ({basis})"
 
 
 def contract_label(spot, contract):

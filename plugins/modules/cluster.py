@@ -601,7 +601,7 @@ class Cluster(Compute):
             node = matches[0]
             target = NODE_STATUS[spec["state"]]
             what = f"worker node {node.get('hostname')} of cluster {cluster.get('hostname')}"
-            action = power_action(what, node.get("status"), target, spec["force"], start="boot")
+            action = power_action(what, node.get("status"), target, spec["force"], "boot", "booted")
             if action:
                 plan.append((node, action, target))
         return plan
@@ -680,11 +680,10 @@ class Cluster(Compute):
         self.client.put(self.path, {"actions": [{"action": "discontinue", "id": cluster_id}]})
 
     def delete_volumes(self, volume_ids):
+        permanently = {"is_permanent": self.params["delete_permanently"]}
         for volume_id in volume_ids:
             try:
-                self.client.delete(
-                    volume_path(volume_id), json_body={"is_permanent": self.params["delete_permanently"]}
-                )
+                self.client.delete(volume_path(volume_id), json_body=permanently)
             except ApiError as error:
                 if not is_not_found(error):
                     raise
@@ -700,9 +699,8 @@ class Cluster(Compute):
         )
 
     def removal_steps(self, current):
-        doomed = self.deleted_volume_ids = (
-            self.attached_volume_ids(current) if self.params["delete_shared_volumes"] else []
-        )
+        doomed = self.attached_volume_ids(current) if self.params["delete_shared_volumes"] else []
+        self.deleted_volume_ids = doomed
 
         def apply(cluster):
             if cluster.get("status") not in GOING_AWAY:
