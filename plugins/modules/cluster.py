@@ -436,12 +436,7 @@ NODE_STATUS = {"running": "running", "stopped": "offline"}
 
 def is_up(cluster):
     """Running, with the jump host's address and the workers: what a finished deploy has."""
-    return (
-        cluster is not None
-        and cluster.get("status") == "running"
-        and bool(cluster.get("ip"))
-        and bool(cluster.get("worker_nodes"))
-    )
+    return bool(cluster and cluster.get("status") == "running" and cluster.get("ip") and cluster.get("worker_nodes"))
 
 
 def volume_path(volume_id):

@@ -669,25 +669,17 @@ class Instance(Compute):
     def immutable_pairs(self, resource):
         return dict(super().immutable_pairs(resource), spot=(self.params["spot"], bool(resource.get("is_spot"))))
 
-    def power(self, instance, target):
-        """Bring an existing instance to ``target`` status (running or offline); return it and
-        whether an action was taken."""
-        instance = self.wait_set_up(instance)
-        action = power_action(f"instance {instance['id']}", instance.get("status"), target, self.params["force"])
-        if action is None:
-            return instance, False
-        changed = self.act(instance, action)
-        if self.params["wait"]:
-            return self.wait_status(instance["id"], target), changed
-        return self.fetch(instance["id"]), changed
-
     def powering(self, target, changes=True):
-        """The step bringing the instance to ``target`` status (waiting for its setup first)."""
+        """The step bringing an existing instance to ``target`` status (running or offline), once it
+        is set up. It changes something when the plan says so, or when it had to act after all."""
 
         def apply(instance):
-            after, acted = self.power(instance, target)
-            step.changes = step.changes or acted
-            return after
+            instance = self.wait_set_up(instance)
+            action = power_action(f"instance {instance['id']}", instance.get("status"), target, self.params["force"])
+            if action is None:
+                return instance
+            step.changes = self.act(instance, action) or step.changes
+            return self.wait_status(instance["id"], target) if self.params["wait"] else self.fetch(instance["id"])
 
         name = "start" if target == "running" else "shut down"
         step = Step(name, apply, lambda instance: dict(instance, status=target), changes=changes)
