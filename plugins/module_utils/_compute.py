@@ -96,8 +96,8 @@ class Compute(Resource):
     another run's, with the volumes created with it, permanently (nobody else knows of them);
     ``removal_steps(current)``: the steps removing ``current`` as ``state`` asks, its volumes as the
     options say;
-    ``attached_volume_ids(resource)`` and ``existing_cost(resource)``, what it costs as the API
-    reports it.
+    ``attached_volume_ids(resource)``: the ids of the volumes attached to ``resource``;
+    ``existing_cost(resource)``: what ``resource`` costs, as the API reports it.
     """
 
     name_field = "hostname"
@@ -339,6 +339,8 @@ class Compute(Resource):
         return Step("deploy", apply, predict)
 
     def discard_created(self, created_id, body):
+        """Delete what this task deployed under a hostname another run's resource holds (unless
+        it is already gone or going)."""
         created = self.fetch(created_id)
         if created is not None and created.get("status") not in GOING_AWAY:
             self.discard(created, body)

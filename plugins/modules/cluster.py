@@ -542,12 +542,12 @@ class Cluster(Compute):
         return body
 
     def predicted_deploy(self, body):
-        shared_volume = body["shared_volume"]
-        created = {"id": None, "name": shared_volume["name"], "mount_point": "/home"}
-        shared = [dict(created, size_in_gigabytes=shared_volume["size"])] + [
+        new = body["shared_volume"]
+        shared = [{"id": None, "name": new["name"], "mount_point": "/home", "size_in_gigabytes": new["size"]}]
+        shared.extend(
             {"id": volume["id"], "name": volume.get("name"), "size_in_gigabytes": volume.get("size")}
             for volume in self.existing_volumes
-        ]
+        )
         # the API names the workers; the node step predicts those the task names
         return dict(
             super().predicted_deploy(body),
