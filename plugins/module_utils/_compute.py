@@ -43,7 +43,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
-    apply_tag_changes,
     current_tags,
     desired_tags,
     predicted_tags,
@@ -67,20 +66,39 @@ def compute_argument_spec(resource_class, own_options):
     )
     argument_spec[resource_class.type_option] = dict(type="str")
     argument_spec.update(own_options)
-    for options in (
-        WAIT_ARGUMENT_SPEC,
-        TAGS_ARGUMENT_SPEC,
-        placement_argument_spec(resource_class.key),
-        CAP_ARGUMENT_SPEC,
-        RUNWAY_ARGUMENT_SPEC,
-    ):
+    for options in (WAIT_ARGUMENT_SPEC, TAGS_ARGUMENT_SPEC, CAP_ARGUMENT_SPEC, RUNWAY_ARGUMENT_SPEC):
         argument_spec.update(options)
+    argument_spec.update(placement_argument_spec(resource_class.key))
     return argument_spec
+
+
+def power_action(what, status, target, force, start="start", started="started"):
+    """The action taking ``what`` from ``status`` to ``target`` (running or offline), None when it
+    is there already; refused when it is neither there nor where the action starts from.
+    ``start`` is the API's action that powers it on, ``started`` what it then is, in messages."""
+    if status == target:
+        return None
+    source = "offline" if target == "running" else "running"
+    if status != source:
+        reached = started if target == "running" else "shut down"
+        raise ModuleFailure(f"{what} is {status}; it can only be {reached} when {source}")
+    return start if target == "running" else ("force_shutdown" if force else "shutdown")
 
 
 class Compute(Resource):
     """An instance or a cluster. Subclasses set ``key``, ``path`` and ``type_option`` and write
-    what is their own: the rest of the deploy request and its prediction, their own steps."""
+    what is their own: the rest of the deploy request and its prediction, their own steps.
+
+    Besides the hooks below, a subclass writes:
+    ``deploy_cost(body)``: what deploying ``body`` costs per hour, from the public catalogs;
+    ``wait_deployed(resource_id)``: the new resource, read back once it is as far as the options ask;
+    ``discard(created, body)``: delete ``created``, deployed from ``body`` by this task and lost to
+    another run's, with the volumes created with it, permanently (nobody else knows of them);
+    ``removal_steps(current)``: the steps removing ``current`` as ``state`` asks, its volumes as the
+    options say;
+    ``attached_volume_ids(resource)``: the ids of the volumes attached to ``resource``;
+    ``existing_cost(resource)``: what ``resource`` costs, as the API reports it.
+    """
 
     name_field = "hostname"
     name_option = "hostname"
@@ -91,9 +109,13 @@ class Compute(Resource):
     required_to_deploy = ()  # the options a deploy cannot do without (a placement may supply some)
     passed_options = ()  # options sent with the deploy as they are, besides description and contract
     shown_fields = ()  # fields ``--diff`` shows as the API returns them, besides the common ones
-    # Options the API cannot change after the deploy besides the type, image, location,
-    # description and contract: (option, field of the resource).
-    also_immutable = ()
+    # Options the API cannot change after the deploy besides the type: (option, field of the resource).
+    immutable = (
+        ("image", "image"),
+        ("location_code", "location"),
+        ("description", "description"),
+        ("contract", "contract"),
+    )
     # Of the immutable options, those compared only when the API reports the field (it picks
     # a default), and those a placement chooses among its candidates.
     compared_when_reported = ()
@@ -137,24 +159,19 @@ class Compute(Resource):
         """The resource the plan starts from: None when it is being removed and a removal is
         asked (nothing left to do) or its hostname is to be deployed again."""
         found = super().find()
+        removing = self.params["state"] in self.gone_states
         if found is None:
             return None
         if found.get("status") not in GOING_AWAY:
-            if self.params["state"] not in self.gone_states:
+            if not removing:
                 self.refuse_immutable_changes(found)  # before waiting for a setup, which can take minutes
             return self.settled(found)
-        if self.params["state"] in self.gone_states:
-            if self.removal_left(found):
-                return found
-            if self.params["wait"] and not self.module.check_mode:
-                self.wait_gone(found["id"])
-            return None
-        if self.params["id"]:
-            raise ModuleFailure(
-                "{} {} is {} (status {})".format(self.noun, found["id"], self.being_removed, found["status"])
-            )
+        if removing and self.removal_left(found):
+            return found
+        if self.params["id"] and not removing:
+            raise ModuleFailure(f"{self.noun} {found['id']} is {self.being_removed} (status {found['status']})")
         # its hostname can be deployed again once it is gone
-        if not self.module.check_mode:
+        if not self.module.check_mode and (self.params["wait"] or not removing):
             self.wait_gone(found["id"])
         return None
 
@@ -174,24 +191,22 @@ class Compute(Resource):
         if resource is None:
             return f"the {self.noun} disappeared"
         if resource.get("status") in BROKEN:
-            return "the {} is {}".format(self.noun, resource["status"])
+            return f"the {self.noun} is {resource['status']}"
         return None
 
-    def wait_for(self, resource_id, done, description):
+    def wait_for(self, resource_id, done, description, failed=True):
+        """Poll the resource until ``done``; ``failed=False``: whatever status it passes through."""
         return self.budget.until(
             lambda: self.fetch(resource_id),
             done,
             description,
-            failed=self.wait_failure,
+            failed=self.wait_failure if failed else None,
             describe=lambda resource: resource and resource.get("status"),
         )
 
     def wait_gone(self, resource_id):
-        self.budget.until(
-            lambda: self.fetch(resource_id),
-            lambda current: current is None,
-            f"{self.noun} {resource_id} to be removed",
-            describe=lambda resource: resource and resource.get("status"),
+        self.wait_for(
+            resource_id, lambda current: current is None, f"{self.noun} {resource_id} to be removed", failed=False
         )
 
     # ------------------------------------------------------------------------ view
@@ -199,16 +214,8 @@ class Compute(Resource):
     def view(self, resource):
         if not resource:
             return {}
-        fields = (
-            "id",
-            "hostname",
-            self.type_option,
-            "image",
-            "location",
-            "description",
-            "contract",
-        ) + self.shown_fields
-        shown = dict((field, resource.get(field)) for field in fields)
+        fields = ("id", "hostname", self.type_option, "image", "location", "description", "contract")
+        shown = {field: resource.get(field) for field in fields + self.shown_fields}
         shown.update(
             ssh_key_ids=sorted(resource.get("ssh_key_ids") or []),
             startup_script_id=resource.get("startup_script_id"),
@@ -226,9 +233,7 @@ class Compute(Resource):
         ] + self.also_missing()
         if missing:
             raise ModuleFailure(
-                "{} {!r} does not exist; to deploy it, give {}".format(
-                    self.noun, params["hostname"], ", ".join(missing)
-                )
+                f"{self.noun} {params['hostname']!r} does not exist; to deploy it, give {', '.join(missing)}"
             )
         body = {
             "hostname": params["hostname"],
@@ -275,14 +280,10 @@ class Compute(Resource):
             "tags": predicted_tags({}, self.desired_tags or {}, []),
         }
 
-    def deploy_cost(self, body):
-        """What deploying ``body`` costs per hour, from the public catalogs."""
-        raise NotImplementedError
-
     def guard(self, body):
         """The cost of deploying ``body``, refused when over the cap or the runway."""
         cost_value = self.deploy_cost(body)
-        self.runway = guard_deploy(self.client, self.params, cost_value, "{} {}".format(self.key, body["hostname"]))
+        self.runway = guard_deploy(self.client, self.params, cost_value, f"{self.key} {body['hostname']}")
         return cost_value
 
     def create_deployed(self, body):
@@ -293,11 +294,8 @@ class Compute(Resource):
             return self.create_unique(self.path, body, retry_unavailable=False)
         except ApiError as error:
             if error.status == 503:
-                raise error.with_hint(
-                    "No capacity for {} in {}: {}".format(
-                        self.capacity_subject(body), body["location_code"], self.capacity_hint
-                    )
-                )
+                where = f"{self.capacity_subject(body)} in {body['location_code']}"
+                raise error.with_hint(f"No capacity for {where}: {self.capacity_hint}")
             if error.status == 402:
                 raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
             raise
@@ -313,11 +311,8 @@ class Compute(Resource):
         cap = self.params["max_price_per_hour"]
 
         def over_the_cap(location, code, spot):
-            return over_cap(
-                self.deploy_cost(self.placement.body_for(body, location, code, spot)),
-                cap,
-                "{}{} in {}".format(code, " (spot)" if spot else "", location),
-            )
+            candidate = f"{code}{' (spot)' if spot else ''} in {location}"
+            return over_cap(self.deploy_cost(self.placement.body_for(body, location, code, spot)), cap, candidate)
 
         resource_id, self.placed = self.placement.place(
             lambda *candidate: self.create_deployed(self.placement.body_for(body, *candidate)),
@@ -343,27 +338,23 @@ class Compute(Resource):
 
         return Step("deploy", apply, predict)
 
-    def wait_deployed(self, resource_id):
-        """The new resource, read back once it is as far as the options ask."""
-        raise NotImplementedError
+    def discard_created(self, created_id, body):
+        """Delete what this task deployed under a hostname another run's resource holds (unless
+        it is already gone or going)."""
+        created = self.fetch(created_id)
+        if created is not None and created.get("status") not in GOING_AWAY:
+            self.discard(created, body)
 
     # ------------------------------------------------------------------- convergence
 
     def immutable_pairs(self, resource):
         """``{option: (desired, current)}`` of the options the API cannot change."""
         params = self.params
-        immutable = (
-            (self.type_option, self.type_option),
-            ("image", "image"),
-            ("location_code", "location"),
-            ("description", "description"),
-            ("contract", "contract"),
-        ) + self.also_immutable
-        pairs = dict(
-            (option, (params[option], resource.get(field)))
-            for option, field in immutable
+        pairs = {
+            option: (params[option], resource.get(field))
+            for option, field in ((self.type_option, self.type_option),) + self.immutable
             if option not in self.compared_when_reported or resource.get(field) is not None
-        )
+        }
         if params["id"]:
             pairs["hostname"] = (params["hostname"], resource.get("hostname"))
         return pairs
@@ -373,26 +364,18 @@ class Compute(Resource):
         change them; with a placement, it may be in any of the candidates."""
         params = self.params
         pairs = self.immutable_pairs(resource)
-        what = "{} {} ({})".format(self.noun, resource.get("hostname"), resource["id"])
+        what = f"{self.noun} {resource.get('hostname')} ({resource['id']})"
         if self.placement.enabled:
             for option in self.placed_options:
                 pairs.pop(option, None)
             if not self.placement.accepts(resource):
+                deployed = f"{resource.get(self.type_option)}{' (spot)' if resource.get('is_spot') else ''}"
                 raise ModuleFailure(
-                    "{} is {}{} in {}, none of the placement's candidates; the API cannot move it. "
-                    "Widen placement, or {} it (state=absent) and deploy it again.".format(
-                        what,
-                        resource.get(self.type_option),
-                        " (spot)" if resource.get("is_spot") else "",
-                        resource.get("location"),
-                        self.removal,
-                    )
+                    f"{what} is {deployed} in {resource.get('location')}, none of the placement's candidates; the API "
+                    f"cannot move it. Widen placement, or {self.removal} it (state=absent) and deploy it again."
                 )
-        pairs.update(
-            deployed_with(
-                resource, params["ssh_keys"], params["startup_script"], self.ssh_key_references, self.script_references
-            )
-        )
+        references = (self.ssh_key_references, self.script_references)
+        pairs.update(deployed_with(resource, params["ssh_keys"], params["startup_script"], *references))
         refuse_differences(
             what,
             pairs,
@@ -405,12 +388,9 @@ class Compute(Resource):
         to_add, to_remove = tag_changes(resource, desired_tags(self.params, resource), self.params["purge_tags"])
         if not (to_add or to_remove):
             return None
-
-        def apply(current):
-            apply_tag_changes(self.client, self.item_path(current["id"], "tags"), to_add, to_remove)
-            return self.fetch(current["id"])
-
-        return Step("tag", apply, lambda current: dict(current, tags=predicted_tags(current, to_add, to_remove)))
+        step = self.tag_step(to_add, to_remove)
+        # the steps after it (power, nodes) start from the resource as it is now
+        return Step(step.name, lambda current: self.fetch(step.apply(current)["id"]), step.predict)
 
     def plan(self, current):
         if self.params["state"] in self.gone_states:
@@ -429,14 +409,7 @@ class Compute(Resource):
         """Steps bringing the state of an existing ``current`` to the options (power, nodes)."""
         return []
 
-    def removal_steps(self, current):
-        """Steps removing ``current`` as ``state`` asks, its volumes as the options say."""
-        raise NotImplementedError
-
     # ------------------------------------------------------------------------ result
-
-    def attached_volume_ids(self, resource):
-        raise NotImplementedError
 
     def result(self, changed, before, after):
         if self.planned_cost is None:
@@ -460,6 +433,3 @@ class Compute(Resource):
                 if volume_id not in self.deleted_volume_ids
             ]
         return result
-
-    def existing_cost(self, resource):
-        raise NotImplementedError

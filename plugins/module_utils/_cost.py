@@ -8,21 +8,15 @@ up, the ``expired`` filter (role ``reaper``) reports the saving of a deletion, a
 No Ansible imports: modules and plugins share this file.
 """
 
+from collections import namedtuple
+
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, single_item
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags, matches_tag_filter
 
 
-class ChargedKind:
+class ChargedKind(namedtuple("ChargedKind", "kind paths name_field type_field price_field uncharged_statuses")):
     """How the API lists and charges one kind of resource."""
-
-    def __init__(self, kind, paths, name_field, type_field, price_field, uncharged_statuses):
-        self.kind = kind
-        self.paths = paths
-        self.name_field = name_field
-        self.type_field = type_field
-        self.price_field = price_field
-        self.uncharged_statuses = uncharged_statuses
 
     def is_charged(self, record):
         return record.get("status") not in self.uncharged_statuses and not record.get("is_permanently_deleted")
@@ -36,9 +30,14 @@ class ChargedKind:
             "location": record.get("location"),
             "instance_type": record.get(self.type_field),
             "status": record.get("status"),
-            "price_per_hour": float(record.get(self.price_field) or 0) if self.is_charged(record) else 0.0,
+            "price_per_hour": reported_price(record, self.price_field) if self.is_charged(record) else 0.0,
             "tags": current_tags(record),
         }
+
+
+def reported_price(record, field="price_per_hour"):
+    """The hourly price the API reports in ``record`` (0 when it reports none)."""
+    return float(record.get(field) or 0)
 
 
 # Instances are charged in every status but while being deleted or once discontinued (a shut-down
@@ -132,14 +131,13 @@ def cost(parts, currency=CURRENCY):
 
 def describe_cost(cost_value):
     """One line naming the total and what makes it up, for messages."""
-    return "{} {}/h ({})".format(
-        cost_value["price_per_hour"],
-        cost_value["currency"],
-        ", ".join(
-            "{} {}".format(part["item"], "not priced" if part["price_per_hour"] is None else part["price_per_hour"])
-            for part in cost_value["basis"]
-        ),
-    )
+
+    def described(part):
+        price = part["price_per_hour"]
+        return f"{part['item']} {'not priced' if price is None else price}"
+
+    basis = ", ".join(map(described, cost_value["basis"]))
+    return f"{cost_value['price_per_hour']} {cost_value['currency']}/h ({basis})"
 
 
 def contract_label(spot, contract):
@@ -158,33 +156,17 @@ def volume_part(what, volume_type, size, price):
 
 def existing_instance_cost(instance):
     """What an existing instance costs, as the API reports it (its volumes are priced apart)."""
-    return cost(
-        [
-            instance_part(
-                instance.get("instance_type"),
-                instance.get("is_spot"),
-                instance.get("contract"),
-                float(instance.get("price_per_hour") or 0),
-            )
-        ]
-    )
+    spot, contract = instance.get("is_spot"), instance.get("contract")
+    return cost([instance_part(instance.get("instance_type"), spot, contract, reported_price(instance))])
 
 
 def existing_cluster_cost(cluster):
-    return cost([("cluster {}".format(cluster.get("cluster_type")), float(cluster.get("price_per_hour") or 0))])
+    return cost([(f"cluster {cluster.get('cluster_type')}", reported_price(cluster))])
 
 
 def existing_volume_cost(volume):
-    return cost(
-        [
-            volume_part(
-                "volume {}".format(volume.get("name")),
-                volume.get("type"),
-                volume.get("size"),
-                float(volume.get("base_hourly_cost") or 0),
-            )
-        ]
-    )
+    what, price = f"volume {volume.get('name')}", reported_price(volume, "base_hourly_cost")
+    return cost([volume_part(what, volume.get("type"), volume.get("size"), price)])
 
 
 class PriceBook:
@@ -215,52 +197,32 @@ class PriceBook:
     def volume(self, volume_type, size_gb):
         return self._price(volume_hourly_price, self.catalog("/volume-types"), volume_type, size_gb)
 
+    def new_volume(self, what, volume_type, size_gb):
+        """The cost part of a volume a deploy creates."""
+        return volume_part(what, volume_type, size_gb, self.volume(volume_type, size_gb))
+
     def instance_deploy(self, body, boots_from_volume):
         """The cost of the instance deploy request ``body``: the instance and every volume created
         with it. Volumes it only attaches (``existing_volumes``, an OS volume it boots from) are
         charged already and not part of it."""
         spot = bool(body.get("is_spot") or body.get("contract") == "SPOT")
-        parts = [
-            instance_part(body["instance_type"], spot, body.get("contract"), self.instance(body["instance_type"], spot))
-        ]
-        if not boots_from_volume:
-            os_volume = body.get("os_volume")
-            if os_volume:
-                parts.append(
-                    volume_part(
-                        "OS volume {}".format(os_volume["name"]),
-                        OS_VOLUME_TYPE,
-                        os_volume["size"],
-                        self.volume(OS_VOLUME_TYPE, os_volume["size"]),
-                    )
-                )
-            else:
-                # the API picks the size, and no catalog says which: the basis says so
-                parts.append((f"OS volume {OS_VOLUME_TYPE}, size chosen by the API (give os_volume to price it)", None))
+        instance_type, os_volume = body["instance_type"], body.get("os_volume")
+        parts = [instance_part(instance_type, spot, body.get("contract"), self.instance(instance_type, spot))]
+        if os_volume and not boots_from_volume:
+            parts.append(self.new_volume(f"OS volume {os_volume['name']}", OS_VOLUME_TYPE, os_volume["size"]))
+        elif not boots_from_volume:
+            # the API picks the size, and no catalog says which: the basis says so
+            parts.append((f"OS volume {OS_VOLUME_TYPE}, size chosen by the API (give os_volume to price it)", None))
         for volume in body.get("volumes") or []:
-            parts.append(
-                volume_part(
-                    "volume {}".format(volume["name"]),
-                    volume["type"],
-                    volume["size"],
-                    self.volume(volume["type"], volume["size"]),
-                )
-            )
+            parts.append(self.new_volume(f"volume {volume['name']}", volume["type"], volume["size"]))
         return cost(parts)
 
     def cluster_deploy(self, body):
         """The cost of the cluster deploy request ``body``: the cluster and its new shared volume."""
-        shared = body["shared_volume"]
+        cluster_type, shared = body["cluster_type"], body["shared_volume"]
+        cluster = (f"cluster {cluster_type}", self.cluster(cluster_type))
         return cost(
-            [
-                ("cluster {}".format(body["cluster_type"]), self.cluster(body["cluster_type"])),
-                volume_part(
-                    "shared volume {}".format(shared["name"]),
-                    CLUSTER_SHARED_VOLUME_TYPE,
-                    shared["size"],
-                    self.volume(CLUSTER_SHARED_VOLUME_TYPE, shared["size"]),
-                ),
-            ]
+            [cluster, self.new_volume(f"shared volume {shared['name']}", CLUSTER_SHARED_VOLUME_TYPE, shared["size"])]
         )
 
 

@@ -45,18 +45,10 @@ def parse_timestamp(text):
     match = _TIMESTAMP.match(str(text).strip())
     if not match:
         raise ValueError(f"{text!r} is not an ISO 8601 date or timestamp (e.g. 2026-11-24T18:00:00Z)")
-    year, month, day, hour, minute, second, fraction, offset = match.groups()
+    *date_and_time, fraction, offset = match.groups()  # year, month, day, then what the text gives of the time
+    microseconds = int((fraction or "0").ljust(6, "0")[:6])
     try:
-        moment = datetime(
-            int(year),
-            int(month),
-            int(day),
-            int(hour or 0),
-            int(minute or 0),
-            int(second or 0),
-            int((fraction or "0").ljust(6, "0")[:6]),
-            tzinfo=timezone.utc,
-        )
+        moment = datetime(*(int(part or 0) for part in date_and_time), microseconds, tzinfo=timezone.utc)
     except ValueError as error:
         raise ValueError(f"{text!r} is not an ISO 8601 date or timestamp: {error}")
     if offset and offset.upper() != "Z":

@@ -419,7 +419,11 @@ placement:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, compute_argument_spec
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import (
+    Compute,
+    compute_argument_spec,
+    power_action,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_cluster_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import GOING_AWAY, SETTING_UP
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
@@ -432,12 +436,7 @@ NODE_STATUS = {"running": "running", "stopped": "offline"}
 
 def is_up(cluster):
     """Running, with the jump host's address and the workers: what a finished deploy has."""
-    return (
-        cluster is not None
-        and cluster.get("status") == "running"
-        and bool(cluster.get("ip"))
-        and bool(cluster.get("worker_nodes"))
-    )
+    return bool(cluster and cluster.get("status") == "running" and cluster.get("ip") and cluster.get("worker_nodes"))
 
 
 def volume_path(volume_id):
@@ -450,7 +449,7 @@ class Cluster(Compute):
     type_option = "cluster_type"
     removal = "discontinue"
     being_removed = "being discontinued"
-    also_immutable = (("extension_settings", "extension_settings"),)
+    immutable = Compute.immutable + (("extension_settings", "extension_settings"),)
     compared_when_reported = ("extension_settings",)  # not reported: nothing to compare
     placed_options = ("cluster_type", "location_code")
     required_to_deploy = ("cluster_type", "image", "location_code", "shared_volume")
@@ -472,9 +471,9 @@ class Cluster(Compute):
         seen = set()
         for node in nodes:
             if node["force"] and node["state"] != "stopped":
-                raise ModuleFailure("nodes: force only applies to state=stopped (node {})".format(node["hostname"]))
+                raise ModuleFailure(f"nodes: force only applies to state=stopped (node {node['hostname']})")
             if node["hostname"] in seen:
-                raise ModuleFailure("nodes: node {} is listed more than once".format(node["hostname"]))
+                raise ModuleFailure(f"nodes: node {node['hostname']} is listed more than once")
             seen.add(node["hostname"])
         if params["state"] == "absent" and nodes:
             raise ModuleFailure("nodes only applies to state=present")
@@ -496,7 +495,7 @@ class Cluster(Compute):
 
     def wait_failure(self, resource):
         if resource is not None and resource.get("status") in GOING_AWAY:
-            return "the cluster is being removed (status {})".format(resource["status"])
+            return f"the cluster is being removed (status {resource['status']})"
         return super().wait_failure(resource)
 
     def wait_up(self, cluster_id):
@@ -507,22 +506,22 @@ class Cluster(Compute):
     def managed_nodes(self, cluster):
         """``{hostname: status}`` of the workers ``nodes`` names (hostname or id) that exist."""
         wanted = [node["hostname"] for node in self.params["nodes"] or []]
-        return dict(
-            (node.get("hostname"), node.get("status"))
+        return {
+            node.get("hostname"): node.get("status")
             for node in (cluster or {}).get("worker_nodes") or []
             if node.get("hostname") in wanted or node.get("id") in wanted
-        )
+        }
 
     def view(self, resource):
         if not resource:
             return {}
         shown = super().view(resource)
+        volumes = [
+            {"name": volume.get("name"), "size_in_gigabytes": volume.get("size_in_gigabytes")}
+            for volume in resource.get("shared_volumes") or []
+        ]
         shown["shared_volumes"] = sorted(
-            (
-                {"name": volume.get("name"), "size_in_gigabytes": volume.get("size_in_gigabytes")}
-                for volume in resource.get("shared_volumes") or []
-            ),
-            key=lambda volume: (str(volume["name"]), str(volume["size_in_gigabytes"])),
+            volumes, key=lambda volume: (str(volume["name"]), str(volume["size_in_gigabytes"]))
         )
         # the API picks a default the module cannot know, so it is shown only when asked for
         if self.params["extension_settings"] is not None:
@@ -536,23 +535,15 @@ class Cluster(Compute):
     def own_request(self):
         shared_volume = self.params["shared_volume"]
         body = {"shared_volume": {"name": shared_volume["name"], "size": shared_volume["size"]}}
-        for reference in self.params["existing_volumes"] or []:
-            volume = self.volume_references.record(reference)
-            if volume["id"] not in [item["id"] for item in self.existing_volumes]:
-                self.existing_volumes.append(volume)
+        records = [self.volume_references.record(reference) for reference in self.params["existing_volumes"] or []]
+        self.existing_volumes = list({volume["id"]: volume for volume in records}.values())
         if self.existing_volumes:
             body["existing_volumes"] = [{"id": volume["id"]} for volume in self.existing_volumes]
         return body
 
     def predicted_deploy(self, body):
-        shared = [
-            {
-                "id": None,
-                "name": body["shared_volume"]["name"],
-                "mount_point": "/home",
-                "size_in_gigabytes": body["shared_volume"]["size"],
-            }
-        ]
+        new = body["shared_volume"]
+        shared = [{"id": None, "name": new["name"], "mount_point": "/home", "size_in_gigabytes": new["size"]}]
         shared.extend(
             {"id": volume["id"], "name": volume.get("name"), "size_in_gigabytes": volume.get("size")}
             for volume in self.existing_volumes
@@ -570,7 +561,7 @@ class Cluster(Compute):
         return self.prices.cluster_deploy(body)
 
     def capacity_subject(self, body):
-        return "cluster type {}".format(body["cluster_type"])
+        return f"cluster type {body['cluster_type']}"
 
     def wait_deployed(self, resource_id):
         # the nodes can be powered only once the cluster is up
@@ -578,16 +569,13 @@ class Cluster(Compute):
             return self.wait_up(resource_id)
         return self.fetch(resource_id)
 
-    def discard_created(self, created_id, body):
-        # with the shared volumes created with it, permanently (the API deletes them once it is gone)
-        cluster = self.fetch(created_id)
-        if cluster is None or cluster.get("status") in GOING_AWAY:
-            return
-        kept = set(volume["id"] for volume in body.get("existing_volumes") or [])
-        created_volumes = [volume_id for volume_id in self.attached_volume_ids(cluster) if volume_id not in kept]
-        self.discontinue(created_id)
+    def discard(self, created, body):
+        # the API deletes the shared volumes created with it once it is gone
+        kept = {volume["id"] for volume in body.get("existing_volumes") or []}
+        created_volumes = [volume_id for volume_id in self.attached_volume_ids(created) if volume_id not in kept]
+        self.discontinue(created["id"])
         if created_volumes:
-            self.wait_gone(created_id)
+            self.wait_gone(created["id"])
             for volume_id in created_volumes:
                 self.client.delete(volume_path(volume_id), json_body={"is_permanent": True})
 
@@ -601,42 +589,27 @@ class Cluster(Compute):
         for spec in self.params["nodes"] or []:
             matches = [node for node in workers if spec["hostname"] in (node.get("id"), node.get("hostname"))]
             if not matches:
+                names = ", ".join(sorted(node.get("hostname") for node in workers)) or "none yet"
                 raise ModuleFailure(
-                    "cluster {} has no worker node {!r} (its workers: {})".format(
-                        cluster.get("hostname"),
-                        spec["hostname"],
-                        ", ".join(sorted(node.get("hostname") for node in workers)) or "none yet",
-                    )
+                    f"cluster {cluster.get('hostname')} has no worker node {spec['hostname']!r} (its workers: {names})"
                 )
             node = matches[0]
             target = NODE_STATUS[spec["state"]]
-            status = node.get("status")
-            if status == target:
-                continue
-            source = "offline" if target == "running" else "running"
-            if status != source:
-                raise ModuleFailure(
-                    "worker node {} of cluster {} is {}; it can only be {} when {}".format(
-                        node.get("hostname"),
-                        cluster.get("hostname"),
-                        status,
-                        "booted" if target == "running" else "shut down",
-                        source,
-                    )
-                )
-            action = "boot" if target == "running" else ("force_shutdown" if spec["force"] else "shutdown")
-            plan.append((node, action, target))
+            what = f"worker node {node.get('hostname')} of cluster {cluster.get('hostname')}"
+            action = power_action(what, node.get("status"), target, spec["force"], "boot", "booted")
+            if action:
+                plan.append((node, action, target))
         return plan
 
     def predicted_nodes(self, cluster, node_plan):
         after = dict(cluster, worker_nodes=[dict(node) for node in cluster.get("worker_nodes") or []])
-        targets = dict((node["id"], status) for node, _action, status in node_plan)
+        targets = {node["id"]: status for node, _action, status in node_plan}
         if not after["worker_nodes"] and self.params["nodes"]:
             # still being set up: the workers the task names come up running
             after["worker_nodes"] = [
                 {"id": None, "hostname": spec["hostname"], "status": "running"} for spec in self.params["nodes"]
             ]
-            targets = dict((spec["hostname"], NODE_STATUS[spec["state"]]) for spec in self.params["nodes"])
+            targets = {spec["hostname"]: NODE_STATUS[spec["state"]] for spec in self.params["nodes"]}
         for node in after["worker_nodes"]:
             node["status"] = targets.get(node.get("id") or node.get("hostname"), node.get("status"))
         if after.get("status") in SETTING_UP:
@@ -645,24 +618,18 @@ class Cluster(Compute):
 
     def power_nodes(self, cluster, node_plan):
         for node, action, _status in node_plan:
-            self.client.post(
-                self.item_path(cluster["id"], "nodes", path_value(node["id"], "node id"), "actions"),
-                {"action": action},
-                idempotent=True,
-            )
+            node_actions = self.item_path(cluster["id"], "nodes", path_value(node["id"], "node id"), "actions")
+            self.client.post(node_actions, {"action": action}, idempotent=True)
         if not self.params["wait"]:
             return self.fetch(cluster["id"])
-        targets = dict((node["id"], status) for node, _action, status in node_plan)
+        targets = {node["id"]: status for node, _action, status in node_plan}
 
         def reached(current):
-            statuses = dict((node.get("id"), node.get("status")) for node in current.get("worker_nodes") or [])
+            statuses = {node.get("id"): node.get("status") for node in current.get("worker_nodes") or []}
             return all(statuses.get(node_id) == status for node_id, status in targets.items())
 
-        return self.wait_for(
-            cluster["id"],
-            reached,
-            "the worker nodes of cluster {} to be {}".format(cluster["id"], ", ".join(sorted(set(targets.values())))),
-        )
+        statuses = ", ".join(sorted(set(targets.values())))
+        return self.wait_for(cluster["id"], reached, f"the worker nodes of cluster {cluster['id']} to be {statuses}")
 
     def after_deploy_steps(self):
         if not self.params["nodes"]:
@@ -677,9 +644,7 @@ class Cluster(Compute):
     def state_steps(self, current):
         status = current.get("status")
         if self.params["nodes"] and status not in PROVISIONED + SETTING_UP:
-            raise ModuleFailure(
-                "cluster {} is {}: its worker nodes cannot be powered".format(current.get("hostname"), status)
-            )
+            raise ModuleFailure(f"cluster {current.get('hostname')} is {status}: its worker nodes cannot be powered")
         setting_up = status in SETTING_UP
         if setting_up:
             # check mode (or no nodes): the workers do not exist yet and will come up running,
@@ -699,11 +664,10 @@ class Cluster(Compute):
                 return self.power_nodes(cluster, node_plan)
             return self.wait_up(cluster["id"]) if self.params["wait"] else cluster
 
-        return [
-            Step(
-                "power nodes", apply, lambda cluster: self.predicted_nodes(cluster, node_plan), changes=bool(node_plan)
-            )
-        ]
+        def predict(cluster):
+            return self.predicted_nodes(cluster, node_plan)
+
+        return [Step("power nodes", apply, predict, changes=bool(node_plan))]
 
     # ----------------------------------------------------------------------- removal
 
@@ -711,11 +675,10 @@ class Cluster(Compute):
         self.client.put(self.path, {"actions": [{"action": "discontinue", "id": cluster_id}]})
 
     def delete_volumes(self, volume_ids):
+        permanently = {"is_permanent": self.params["delete_permanently"]}
         for volume_id in volume_ids:
             try:
-                self.client.delete(
-                    volume_path(volume_id), json_body={"is_permanent": self.params["delete_permanently"]}
-                )
+                self.client.delete(volume_path(volume_id), json_body=permanently)
             except ApiError as error:
                 if not is_not_found(error):
                     raise
@@ -731,9 +694,8 @@ class Cluster(Compute):
         )
 
     def removal_steps(self, current):
-        doomed = self.deleted_volume_ids = (
-            self.attached_volume_ids(current) if self.params["delete_shared_volumes"] else []
-        )
+        doomed = self.attached_volume_ids(current) if self.params["delete_shared_volumes"] else []
+        self.deleted_volume_ids = doomed
 
         def apply(cluster):
             if cluster.get("status") not in GOING_AWAY:
@@ -748,15 +710,10 @@ class Cluster(Compute):
             if doomed:
                 self.delete_volumes(doomed)
             elif self.attached_volume_ids(cluster):
+                volumes = ", ".join(f"{volume.get('name')} ({volume['id']})" for volume in cluster["shared_volumes"])
                 self.module.warn(
-                    "cluster {} left its shared volumes {} detached; they are kept and charged until deleted "
-                    "(cloudcompute.cloud.volume with state=absent, or delete_shared_volumes=true)".format(
-                        cluster.get("hostname"),
-                        ", ".join(
-                            "{} ({})".format(volume.get("name"), volume["id"])
-                            for volume in cluster.get("shared_volumes") or []
-                        ),
-                    )
+                    f"cluster {cluster.get('hostname')} left its shared volumes {volumes} detached; they are kept and "
+                    "charged until deleted (cloudcompute.cloud.volume with state=absent, or delete_shared_volumes=true)"
                 )
 
         return [Step("discontinue", apply, lambda _cluster: None)]
@@ -766,8 +723,7 @@ class Cluster(Compute):
     def attached_volume_ids(self, resource):
         return [volume["id"] for volume in resource.get("shared_volumes") or []]
 
-    def existing_cost(self, resource):
-        return existing_cluster_cost(resource)
+    existing_cost = staticmethod(existing_cluster_cost)
 
 
 def main():
@@ -777,11 +733,7 @@ def main():
             contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM"]),
             extension_settings=dict(type="str", choices=["auto_renew", "pay_as_you_go", "end_contract"]),
             shared_volume=dict(
-                type="dict",
-                options=dict(
-                    name=dict(type="str", required=True),
-                    size=dict(type="int", required=True),
-                ),
+                type="dict", options=dict(name=dict(type="str", required=True), size=dict(type="int", required=True))
             ),
             nodes=dict(
                 type="list",

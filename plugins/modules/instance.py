@@ -504,7 +504,11 @@ placement:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import Compute, compute_argument_spec
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import (
+    Compute,
+    compute_argument_spec,
+    power_action,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_instance_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import BROKEN, GOING_AWAY, SETTING_UP
@@ -521,6 +525,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import normalize_tags, tag_inputs
 
 POWER_STATUS = {"running": "running", "stopped": "offline"}
+# What an instance is said to become when it goes to a status, in messages.
+REACHED = {"running": "started", "offline": "shut down"}
 # The status an accepted power action leads to.
 ACTION_STATUS = {"start": "running", "shutdown": "offline", "force_shutdown": "offline"}
 SPOT_POLICIES = ["keep_detached", "move_to_trash", "delete_permanently"]
@@ -542,21 +548,19 @@ class Instance(Compute):
 
     def check_options(self):
         params = self.params
-        for volume in [params["os_volume"] or {}] + (params["volumes"] or []):
+        volumes = [params["os_volume"] or {}] + (params["volumes"] or [])
+        for volume in volumes:
             normalize_tags(volume.get("tags"))
             if volume.get("size") is not None and volume["size"] < 1:
-                raise ModuleFailure("volume {!r}: size must be at least 1 GB".format(volume.get("name")))
-        spot = params["spot"] or params["contract"] == "SPOT"
+                raise ModuleFailure(f"volume {volume.get('name')!r}: size must be at least 1 GB")
         if params["spot"] and params["contract"] not in (None, "SPOT"):
             raise ModuleFailure(
-                "a spot instance has the SPOT contract; contract={} contradicts spot=true".format(params["contract"])
+                f"a spot instance has the SPOT contract; contract={params['contract']} contradicts spot=true"
             )
         if params["spot"] is False and params["contract"] == "SPOT":
             raise ModuleFailure("contract=SPOT is a spot instance; it contradicts spot=false")
-        policies = [
-            volume.get("on_spot_discontinue") for volume in [params["os_volume"] or {}] + (params["volumes"] or [])
-        ]
-        if any(policies) and not spot:
+        spot = params["spot"] or params["contract"] == "SPOT"
+        if not spot and any(volume.get("on_spot_discontinue") for volume in volumes):
             raise ModuleFailure("on_spot_discontinue only applies to spot instances (spot=true)")
         special = [choice for choice in ("all", "none") if choice in params["delete_volumes"]]
         if special and len(params["delete_volumes"]) > 1:
@@ -575,11 +579,8 @@ class Instance(Compute):
     def wait_status(self, instance_id, status):
         def reached(instance):
             if instance is not None and instance.get("status") in GOING_AWAY:
-                raise ModuleFailure(
-                    "instance {} is being removed (status {}) instead of becoming {}".format(
-                        instance_id, instance["status"], status
-                    )
-                )
+                removed = f"instance {instance_id} is being removed (status {instance['status']})"
+                raise ModuleFailure(f"{removed} instead of becoming {status}")
             return instance is not None and instance.get("status") == status
 
         return self.wait_for(instance_id, reached, f"instance {instance_id} to be {status}")
@@ -591,7 +592,7 @@ class Instance(Compute):
         return self.wait_for(
             instance["id"],
             lambda current: current is not None and current.get("status") not in SETTING_UP,
-            "instance {} to finish its setup".format(instance["id"]),
+            f"instance {instance['id']} to finish its setup",
         )
 
     # ----------------------------------------------------------------------- actions
@@ -631,20 +632,11 @@ class Instance(Compute):
         if params["existing_volumes"]:
             body["existing_volumes"] = self.volume_references.ids(params["existing_volumes"])
         if params["os_volume"]:
-            body["os_volume"] = self.volume_spec(params["os_volume"], ("name", "size", "on_spot_discontinue"))
+            body["os_volume"] = volume_spec(params["os_volume"], ("name", "size", "on_spot_discontinue"))
         if params["volumes"]:
-            body["volumes"] = [
-                self.volume_spec(volume, ("name", "size", "type", "on_spot_discontinue"))
-                for volume in params["volumes"]
-            ]
+            fields = ("name", "size", "type", "on_spot_discontinue")
+            body["volumes"] = [volume_spec(volume, fields) for volume in params["volumes"]]
         return body
-
-    @staticmethod
-    def volume_spec(volume, fields):
-        spec = dict((field, volume[field]) for field in fields if volume.get(field) is not None)
-        if volume.get("tags"):
-            spec["tags"] = tag_inputs(normalize_tags(volume["tags"]))
-        return spec
 
     def predicted_deploy(self, body):
         from_volume = bool(self.params["existing_os_volume"])
@@ -667,59 +659,31 @@ class Instance(Compute):
             return self.wait_status(resource_id, "running")
         return self.fetch(resource_id)
 
-    def discard_created(self, created_id, body):
-        # with the volumes created with it, permanently: nobody else knows of them
-        instance = self.fetch(created_id)
-        if instance is None or instance.get("status") in GOING_AWAY:
-            return
-        instance = self.wait_set_up(instance)  # the API refuses to delete one being set up
-        kept = set(body.get("existing_volumes") or []) | set([body["image"]])
-        self.act(
-            instance,
-            "delete",
-            volume_ids=[volume_id for volume_id in instance.get("volume_ids") or [] if volume_id not in kept],
-            delete_permanently=True,
-        )
+    def discard(self, created, body):
+        created = self.wait_set_up(created)  # the API refuses to delete one being set up
+        kept = set(body.get("existing_volumes") or []) | {body["image"]}
+        volume_ids = [volume_id for volume_id in self.attached_volume_ids(created) if volume_id not in kept]
+        self.act(created, "delete", volume_ids=volume_ids, delete_permanently=True)
 
     # ------------------------------------------------------------------------- power
 
     def immutable_pairs(self, resource):
         return dict(super().immutable_pairs(resource), spot=(self.params["spot"], bool(resource.get("is_spot"))))
 
-    def power(self, instance, target):
-        """Bring an existing instance to ``target`` status (running or offline); return it and
-        whether an action was taken."""
-        instance = self.wait_set_up(instance)
-        status = instance.get("status")
-        if status == target:
-            return instance, False
-        source = "offline" if target == "running" else "running"
-        if status != source:
-            raise ModuleFailure(
-                "instance {} is {}; it can only be {} when {}".format(
-                    instance["id"], status, "started" if target == "running" else "shut down", source
-                )
-            )
-        action = "start" if target == "running" else ("force_shutdown" if self.params["force"] else "shutdown")
-        changed = self.act(instance, action)
-        if self.params["wait"]:
-            return self.wait_status(instance["id"], target), changed
-        return self.fetch(instance["id"]), changed
-
     def powering(self, target, changes=True):
-        """The step bringing the instance to ``target`` status (waiting for its setup first)."""
+        """The step bringing an existing instance to ``target`` status (running or offline), once it
+        is set up. It changes something when the plan says so, or when it had to act after all."""
 
         def apply(instance):
-            after, acted = self.power(instance, target)
-            step.changes = step.changes or acted
-            return after
+            instance = self.wait_set_up(instance)
+            action = power_action(f"instance {instance['id']}", instance.get("status"), target, self.params["force"])
+            if action is None:
+                return instance
+            step.changes = self.act(instance, action) or step.changes
+            return self.wait_status(instance["id"], target) if self.params["wait"] else self.fetch(instance["id"])
 
-        step = Step(
-            "start" if target == "running" else "shut down",
-            apply,
-            lambda instance: dict(instance, status=target),
-            changes=changes,
-        )
+        name = "start" if target == "running" else "shut down"
+        step = Step(name, apply, lambda instance: dict(instance, status=target), changes=changes)
         return step
 
     def after_deploy_steps(self):
@@ -730,9 +694,8 @@ class Instance(Compute):
         status = current.get("status")
         if target and status in BROKEN:
             raise ModuleFailure(
-                "instance {} is {} and cannot be {}; delete it (state=absent) and deploy it again".format(
-                    current["id"], status, "started" if target == "running" else "shut down"
-                )
+                f"instance {current['id']} is {status} and cannot be {REACHED[target]}; "
+                "delete it (state=absent) and deploy it again"
             )
         # an instance still being set up ends up running
         settled_status = "running" if status in SETTING_UP else status
@@ -762,21 +725,21 @@ class Instance(Compute):
         attached_volumes = References(
             "volume",
             lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in attached],
-            scope=" among the volumes attached to instance {}".format(instance.get("hostname")),
+            scope=f" among the volumes attached to instance {instance.get('hostname')}",
         )
         doomed = []
         for reference in choice:
             if reference == "os":
-                volume_ids = [instance["os_volume_id"]] if instance.get("os_volume_id") in attached else []
+                volume_id = instance.get("os_volume_id") if instance.get("os_volume_id") in attached else None
             else:
-                volume_ids = [attached_volumes.id(reference)]
-                if volume_ids[0] not in attached:
+                volume_id = attached_volumes.id(reference)
+                if volume_id not in attached:
                     raise ModuleFailure(
-                        "volume {} is not attached to instance {}: delete_volumes only deletes attached volumes".format(
-                            reference, instance.get("hostname")
-                        )
+                        f"volume {reference} is not attached to instance {instance.get('hostname')}: "
+                        "delete_volumes only deletes attached volumes"
                     )
-            doomed.extend(volume_id for volume_id in volume_ids if volume_id not in doomed)
+            if volume_id is not None and volume_id not in doomed:
+                doomed.append(volume_id)
         return doomed
 
     def removal_steps(self, current):
@@ -794,7 +757,7 @@ class Instance(Compute):
     def hibernation(self, instance):
         status = "running" if instance.get("status") in SETTING_UP else instance.get("status")
         if status not in ("running", "offline"):
-            raise ModuleFailure("instance {} is {} and cannot be hibernated".format(instance["id"], status))
+            raise ModuleFailure(f"instance {instance['id']} is {status} and cannot be hibernated")
 
         def apply(current):
             # the API hibernates only a shut-down instance
@@ -813,13 +776,25 @@ class Instance(Compute):
     def attached_volume_ids(self, resource):
         return list(resource.get("volume_ids") or [])
 
-    def existing_cost(self, resource):
-        return existing_instance_cost(resource)
+    existing_cost = staticmethod(existing_instance_cost)
+
+
+def volume_spec(volume, fields):
+    """A volume of the deploy request: the ``fields`` the task gives, and its tags."""
+    spec = {field: volume[field] for field in fields if volume.get(field) is not None}
+    if volume.get("tags"):
+        spec["tags"] = tag_inputs(normalize_tags(volume["tags"]))
+    return spec
 
 
 def main():
-    volume_tags = dict(type="dict")
-    spot_policy = dict(type="str", choices=SPOT_POLICIES)
+    # the options of a volume created with the instance; ``volumes`` also name their type
+    volume_options = dict(
+        name=dict(type="str", required=True),
+        size=dict(type="int", required=True),
+        on_spot_discontinue=dict(type="str", choices=SPOT_POLICIES),
+        tags=dict(type="dict"),
+    )
     argument_spec = compute_argument_spec(
         Instance,
         dict(
@@ -827,25 +802,9 @@ def main():
             contract=dict(type="str", choices=["PAY_AS_YOU_GO", "LONG_TERM", "SPOT"]),
             spot=dict(type="bool", aliases=["is_spot"]),
             coupon=dict(type="str"),
-            os_volume=dict(
-                type="dict",
-                options=dict(
-                    name=dict(type="str", required=True),
-                    size=dict(type="int", required=True),
-                    on_spot_discontinue=spot_policy,
-                    tags=volume_tags,
-                ),
-            ),
+            os_volume=dict(type="dict", options=volume_options),
             volumes=dict(
-                type="list",
-                elements="dict",
-                options=dict(
-                    name=dict(type="str", required=True),
-                    size=dict(type="int", required=True),
-                    type=dict(type="str", required=True),
-                    on_spot_discontinue=spot_policy,
-                    tags=volume_tags,
-                ),
+                type="list", elements="dict", options=dict(volume_options, type=dict(type="str", required=True))
             ),
             state=dict(
                 type="str", choices=["present", "running", "stopped", "absent", "hibernated"], default="present"
