@@ -147,6 +147,7 @@ class Compute(Resource):
     def validate(self):
         self.desired_tags = desired_tags(self.params)
         self.check_options()
+        self.placement.validate()
         check_cap_option(self.params["max_price_per_hour"])
         check_runway_option(self.params["min_balance_hours"])
 

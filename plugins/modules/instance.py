@@ -567,7 +567,6 @@ class Instance(Compute):
             raise ModuleFailure(f"delete_volumes={special[0]} cannot be combined with other entries")
         if params["force"] and params["state"] not in ("stopped", "hibernated"):
             raise ModuleFailure("force only applies to state=stopped and state=hibernated")
-        self.placement.validate()
 
     def settled(self, found):
         if self.params["state"] == "absent" and not self.module.check_mode:

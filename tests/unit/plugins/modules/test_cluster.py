@@ -136,3 +136,10 @@ def test_a_change_the_api_cannot_make_is_refused_before_any_write(api, run_modul
     assert "discontinue the cluster (state=absent)" in result["msg"]
     assert result["immutable"] == {"cluster_type": {"desired": "8B200", "current": "16H200"}}
     assert api.sent == [("GET", "/clusters")]
+
+
+def test_a_location_outside_the_placement_candidates_is_refused_before_any_request(api, run_module):
+    result = run_module(main, dict(DEPLOY, location_code="FIN-02", placement=dict(locations=["FIN-01", "ICE-01"])))
+    assert result["failed"] is True
+    assert "location_code=FIN-02 is not among placement.locations" in result["msg"]
+    assert api.sent == []
