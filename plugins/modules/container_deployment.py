@@ -330,16 +330,18 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
-    ContainerSpecs,
+    DEPLOYMENT_CHECKS,
     Deployment,
+    at_least,
     deployment_argument_spec,
     image_name,
     prune,
 )
 
 TEMPLATES_PATH = "/container-deployment-templates"
+REPLICA_COUNTS_MESSAGE = "scaling: min_replica_count must be at least 0 and max_replica_count at least 1"
 
 
 def delay_policy():
@@ -388,17 +390,18 @@ class ContainerDeployment(Deployment):
     new_version_fields = ("containers", "compute", "container_registry_settings", "is_spot")
     view_fields = ("compute", "scaling", "container_registry_settings", "is_spot")
 
+    checks = DEPLOYMENT_CHECKS + (
+        ("scaling.min_replica_count", at_least(0), REPLICA_COUNTS_MESSAGE),
+        ("scaling.max_replica_count", at_least(1), REPLICA_COUNTS_MESSAGE),
+        ("template.shared_memory_size_in_mb", at_least(1), "template.shared_memory_size_in_mb: must be at least 1"),
+    )
+
     def validate(self):
         super().validate()
         scaling = self.params["scaling"] or {}
         low, high = scaling.get("min_replica_count"), scaling.get("max_replica_count")
-        if (low is not None and low < 0) or (high is not None and high < 1):
-            raise ModuleFailure("scaling: min_replica_count must be at least 0 and max_replica_count at least 1")
         if low is not None and high is not None and low > high:
             raise ModuleFailure(f"scaling: min_replica_count ({low}) must not exceed max_replica_count ({high})")
-        template = self.params["template"] or {}
-        if template.get("shared_memory_size_in_mb") is not None and template["shared_memory_size_in_mb"] < 1:
-            raise ModuleFailure("template.shared_memory_size_in_mb: must be at least 1")
 
     # -------------------------------------------------------------------- desired
 
@@ -438,6 +441,7 @@ class ContainerDeployment(Deployment):
         return body
 
     def predicted_create(self, body):
+        """Also what a deployment from a template will look like (``body`` made from the template)."""
         return dict(super().predicted_create(body), is_spot=bool(self.params["spot"]))
 
     def predicted_from_template(self, detail, body):
@@ -469,17 +473,14 @@ class ContainerDeployment(Deployment):
             },
             "env": env,
         }
-        return {
-            "name": self.name,
-            "status": "initializing",
-            "containers": ContainerSpecs.predicted([prune(container)]),
-            "compute": body.get("compute") or variant.get("recommended_compute"),
-            "scaling": body.get("scaling") or {},
-            "container_registry_settings": {"is_private": False, "credentials": None},
-            "is_spot": bool(body.get("is_spot")),
-            "endpoint_base_url": None,
-            "created_at": None,
-        }
+        return self.predicted_create(
+            {
+                "name": self.name,
+                "containers": [prune(container)],
+                "compute": body.get("compute") or variant.get("recommended_compute"),
+                "scaling": body.get("scaling") or {},
+            }
+        )
 
     def template_variant(self, detail):
         variants = detail.get("variants") or []
@@ -526,61 +527,52 @@ class ContainerDeployment(Deployment):
         containers = current.get("containers") or [{}]
         container = next((item for item in containers if item.get("name") == detail.get("code")), containers[0])
         env = dict((variable.get("name"), variable) for variable in container.get("env") or [])
-        differing = {}
         image = image_name(container.get("image"))
-        variant = self.template_variant(detail)
         values = [
             variable.get("value_or_reference_to_secret") for variable in env.values() if variable.get("type") == "plain"
         ]
-        # variants may share an image; the model a variant serves is passed in a variable
-        if image != variant.get("image") or (variant.get("model") and variant["model"] not in values):
-            differing["variant"] = {
-                "desired": variant.get("id"),
-                "current": self.current_variant(detail, image, values),
-            }
-        if template["features"] is not None:
-            enabled = [
-                feature.get("id")
-                for feature in detail.get("features") or []
-                if feature.get("env") and all(variable.get("name") in env for variable in feature["env"])
-            ]
-            wanted = self.chosen_features(detail)
-            if sorted(enabled) != sorted(wanted):
-                differing["features"] = {"desired": sorted(wanted), "current": sorted(enabled)}
-        token = template["hugging_face_token_secret"]
-        if token is not None:
-            have = (env.get("HF_TOKEN") or {}).get("value_or_reference_to_secret")
-            if have != token:
-                differing["hugging_face_token_secret"] = {"desired": token, "current": have}
-        memory = template["shared_memory_size_in_mb"]
-        if memory is not None:
-            have = next(
-                (
-                    mount.get("size_in_mb")
-                    for mount in container.get("volume_mounts") or []
-                    if mount.get("type") == "memory"
+        variant = self.template_variant(detail)
+        enabled = [
+            feature.get("id")
+            for feature in detail.get("features") or []
+            if feature.get("env") and all(variable.get("name") in env for variable in feature["env"])
+        ]
+        memory_sizes = [
+            mount.get("size_in_mb") for mount in container.get("volume_mounts") or [] if mount.get("type") == "memory"
+        ]
+        refuse_differences(
+            f"container deployment {self.name}",
+            {
+                "variant": (variant.get("id"), self.current_variant(detail, variant, image, values)),
+                "features": (
+                    None if template["features"] is None else sorted(self.chosen_features(detail)),
+                    sorted(enabled),
                 ),
-                None,
-            )
-            if have != memory:
-                differing["shared_memory_size_in_mb"] = {"desired": memory, "current": have}
-        if differing:
-            raise ModuleFailure(
-                "cannot change {} of existing container deployment {}: a template applies at creation only. "
-                "Leave them out, change containers instead, or delete the deployment (state=absent) and create it again.".format(
-                    ", ".join(f"template.{option}" for option in sorted(differing)), self.name
+                "hugging_face_token_secret": (
+                    template["hugging_face_token_secret"],
+                    (env.get("HF_TOKEN") or {}).get("value_or_reference_to_secret"),
                 ),
-                immutable=differing,
-            )
+                "shared_memory_size_in_mb": (
+                    template["shared_memory_size_in_mb"],
+                    memory_sizes[0] if memory_sizes else None,
+                ),
+            },
+            "a template applies at creation only. Leave them out, change containers instead, or delete the "
+            "deployment (state=absent) and create it again.",
+            option_prefix="template.",
+        )
 
     @staticmethod
-    def current_variant(detail, image, values):
-        """The template variant the live container runs, if any (for the failure message)."""
+    def current_variant(detail, variant, image, values):
+        """The template variant the live container runs (the ``variant`` asked for when it does;
+        variants may share an image, and the model a variant serves is passed in a variable)."""
+        if image == variant.get("image") and (not variant.get("model") or variant["model"] in values):
+            return variant.get("id")
         return next(
             (
-                variant.get("id")
-                for variant in detail.get("variants") or []
-                if variant.get("image") == image and variant.get("model") in values
+                other.get("id")
+                for other in detail.get("variants") or []
+                if other.get("image") == image and other.get("model") in values
             ),
             None,
         )

@@ -175,7 +175,12 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import Deployment, deployment_argument_spec
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
+    DEPLOYMENT_CHECKS,
+    Deployment,
+    at_least,
+    deployment_argument_spec,
+)
 
 SCALING_OPTIONS = dict(
     max_replica_count=dict(type="int"),
@@ -193,11 +198,12 @@ class JobDeployment(Deployment):
     going_away = ("terminating",)
     view_fields = ("compute", "scaling", "container_registry_settings")
 
+    checks = DEPLOYMENT_CHECKS + tuple(
+        (f"scaling.{option}", at_least(1), f"scaling.{option}: must be at least 1") for option in SCALING_OPTIONS
+    )
+
     def validate(self):
         super().validate()
-        for option, value in (self.params["scaling"] or {}).items():
-            if value is not None and value < 1:
-                raise ModuleFailure(f"scaling.{option}: must be at least 1")
         if self.params["purge_queue"] and self.params["state"] == "absent":
             raise ModuleFailure("purge_queue does not apply to state=absent (deleting drops the queue)")
 
