@@ -497,15 +497,17 @@ class Deployment(Resource):
         if wanted and current["status"] in self.going_away:
             if not self.params["wait"] or self.module.check_mode:
                 raise ModuleFailure(
-                    "{} {} is being deleted (status {}); run again once it is gone, or set wait: true".format(
-                        self.noun, self.name, current["status"]
-                    )
+                    f"{self.noun} {self.name} is being deleted (status {current['status']}); run again once it is "
+                    "gone, or set wait: true"
                 )
             self.wait_status(None)
             return None
         return current
 
     # ------------------------------------------------------------------------ waits
+
+    def wait_running(self, deployment):
+        return dict(deployment, status=self.wait_status(self.running_status))
 
     def wait_status(self, wanted):
         """Wait until the deployment's status is ``wanted`` (None: until it is gone)."""
@@ -533,14 +535,7 @@ class Deployment(Resource):
         if steps:
             return steps + [Step("settle", self.settle, self.predicted_settled, changes=False)]
         if self.params["wait"] and current.get("status") in self.starting_statuses:
-            return [
-                Step(
-                    "wait until running",
-                    lambda deployment: dict(deployment, status=self.wait_status(self.running_status)),
-                    lambda deployment: deployment,
-                    changes=False,
-                )
-            ]
+            return [Step("wait until running", self.wait_running, lambda deployment: deployment, changes=False)]
         return []
 
     def state_actions(self, paused, created):
@@ -561,12 +556,10 @@ class Deployment(Resource):
 
     def create_body(self):
         params = self.params
-        missing = [option for option in ("containers", "compute") if not params[option]]
+        missing = " and ".join(option for option in ("containers", "compute") if not params[option])
         if missing:
             raise ModuleFailure(
-                "{} {} does not exist; to create it, give {}{}".format(
-                    self.noun, self.name, " and ".join(missing), self.create_alternative
-                )
+                f"{self.noun} {self.name} does not exist; to create it, give {missing}{self.create_alternative}"
             )
         return prune(
             {

@@ -414,19 +414,13 @@ class ContainerDeployment(Deployment):
     def creation(self):
         if not self.params["template"]:
             return super().creation()
-        params, template = self.params, self.params["template"]
-        body = prune(
-            {
-                "name": self.name,
-                "variant": template["variant"],
-                "features": template["features"],
-                "hugging_face_token_secret": template["hugging_face_token_secret"],
-                "shared_memory_size_in_mb": template["shared_memory_size_in_mb"],
-                "compute": params["compute"],
-                "scaling": self.desired_scaling(),
-                "is_spot": params["spot"],
-            }
+        # the template's options (but its id, which is in the path) go into the body as they are
+        body = {option: value for option, value in self.params["template"].items() if option in TEMPLATE_OPTIONS}
+        del body["id"]
+        body.update(
+            name=self.name, compute=self.params["compute"], scaling=self.desired_scaling(), is_spot=self.params["spot"]
         )
+        body = prune(body)
         path = self.template_path("/deployments")
         return Step(
             "create",
@@ -483,35 +477,28 @@ class ContainerDeployment(Deployment):
         )
 
     def template_variant(self, detail):
+        template_id, wanted = self.params["template"]["id"], self.params["template"]["variant"]
         variants = detail.get("variants") or []
-        wanted = self.params["template"]["variant"]
         if wanted is None:
             if not variants:
-                raise ModuleFailure("template {} has no variants".format(self.params["template"]["id"]))
-            return next(
-                (variant for variant in variants if variant.get("id") == detail.get("default_variant")), variants[0]
-            )
+                raise ModuleFailure(f"template {template_id} has no variants")
+            default = detail.get("default_variant")
+            return next((variant for variant in variants if variant.get("id") == default), variants[0])
         found = next((variant for variant in variants if variant.get("id") == wanted), None)
         if found is None:
-            raise ModuleFailure(
-                "template {} has no variant {!r} (its variants: {})".format(
-                    self.params["template"]["id"], wanted, ", ".join(variant.get("id") for variant in variants)
-                )
-            )
+            listed = ", ".join(variant.get("id") for variant in variants)
+            raise ModuleFailure(f"template {template_id} has no variant {wanted!r} (its variants: {listed})")
         return found
 
     def chosen_features(self, detail):
-        features = self.params["template"]["features"]
+        template_id, features = self.params["template"]["id"], self.params["template"]["features"]
         if features is None:
             return [feature.get("id") for feature in detail.get("features") or [] if feature.get("enabled_by_default")]
         known = [feature.get("id") for feature in detail.get("features") or []]
-        unknown = [feature for feature in features if feature not in known]
+        unknown = ", ".join(feature for feature in features if feature not in known)
         if unknown:
-            raise ModuleFailure(
-                "template {} has no feature {} (its features: {})".format(
-                    self.params["template"]["id"], ", ".join(unknown), ", ".join(known) or "none"
-                )
-            )
+            listed = ", ".join(known) or "none"
+            raise ModuleFailure(f"template {template_id} has no feature {unknown} (its features: {listed})")
         return features
 
     def field_changes(self, current):
