@@ -24,7 +24,11 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     path_value,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, field_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    WAIT_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
     Resource,
@@ -173,8 +177,9 @@ REGISTRY_OPTIONS = dict(
 )
 
 
-def deployment_argument_spec():
-    """The options container and job deployments have in common."""
+def deployment_argument_spec(**options):
+    """The options of a deployment module: those container and job deployments have in common,
+    waiting, and the module's own ``options``."""
     return dict(
         name=dict(type="str", required=True),
         containers=dict(type="list", elements="dict", options=CONTAINER_OPTIONS),
@@ -186,6 +191,8 @@ def deployment_argument_spec():
             required_if=[("is_private", True, ("credentials",))],
         ),
         delete_timeout=dict(type="int"),
+        **options,
+        **WAIT_ARGUMENT_SPEC,
     )
 
 
@@ -303,30 +310,20 @@ class ContainerSpecs:
         return [self._desired(container) for container in self.options]
 
     def _desired(self, container):
-        overrides = container.get("entrypoint_overrides")
-        if overrides is not None:
-            overrides = dict(overrides)
-            if overrides.get("enabled") is None and (
-                overrides.get("entrypoint") is not None or overrides.get("cmd") is not None
-            ):
-                overrides["enabled"] = True  # giving an entrypoint or a command means using it
-        env = container.get("env")
-        mounts = container.get("volume_mounts")
-        return {
-            "name": container.get("name"),
-            "image": container["image"],
-            "exposed_port": container.get("exposed_port"),
-            "healthcheck": container.get("healthcheck"),
-            "entrypoint_overrides": overrides,
-            "env": None
-            if env is None
-            else [
+        # the container's options are the API's fields, but for the form of variables and mounts
+        desired = dict(container)
+        overrides = container.get("entrypoint_overrides") or {}
+        if overrides.get("enabled") is None and (
+            overrides.get("entrypoint") is not None or overrides.get("cmd") is not None
+        ):
+            desired["entrypoint_overrides"] = dict(overrides, enabled=True)  # giving one means using it
+        if container.get("env") is not None:
+            desired["env"] = [
                 {"type": variable["type"], "name": variable["name"], "value_or_reference_to_secret": variable["value"]}
-                for variable in env
-            ],
-            "volume_mounts": None
-            if mounts is None
-            else [
+                for variable in container["env"]
+            ]
+        if container.get("volume_mounts") is not None:
+            desired["volume_mounts"] = [
                 {
                     "type": mount["type"],
                     "mount_path": mount_path(mount),
@@ -335,9 +332,9 @@ class ContainerSpecs:
                     "volume_id": self.volumes.id(mount["volume"]) if mount.get("volume") else mount.get("volume"),
                     "size_in_mb": mount.get("size_in_mb"),
                 }
-                for mount in mounts
-            ],
-        }
+                for mount in container["volume_mounts"]
+            ]
+        return desired
 
     @staticmethod
     def differ(desired, current):
@@ -659,11 +656,8 @@ class Deployment(Resource):
         predicted.update(copy.deepcopy(body))
         if "containers" in body:
             predicted["containers"] = ContainerSpecs.predicted(body["containers"], current.get("containers"))
-        if (
-            self.rollout_status
-            and current.get("status") != "paused"
-            and any(field in body for field in self.new_version_fields)
-        ):
+        new_version = any(field in body for field in self.new_version_fields)
+        if self.rollout_status and new_version and current.get("status") != "paused":
             predicted["status"] = self.rollout_status
         return predicted
 

@@ -326,7 +326,6 @@ container_deployment:
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
-    WAIT_ARGUMENT_SPEC,
     CloudComputeModule,
     ModuleFailure,
 )
@@ -582,14 +581,12 @@ class ContainerDeployment(Deployment):
 
 
 def main():
-    argument_spec = deployment_argument_spec()
-    argument_spec.update(
+    argument_spec = deployment_argument_spec(
         state=dict(type="str", choices=["present", "absent", "paused", "restarted"], default="present"),
         scaling=dict(type="dict", options=SCALING_OPTIONS),
         spot=dict(type="bool", aliases=["is_spot"]),
         template=dict(type="dict", options=TEMPLATE_OPTIONS),
     )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
     module = CloudComputeModule(
         argument_spec=argument_spec,
         mutually_exclusive=[("template", "containers"), ("template", "container_registry_settings")],

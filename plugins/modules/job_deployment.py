@@ -170,11 +170,7 @@ queue_purged:
   type: bool
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
-    WAIT_ARGUMENT_SPEC,
-    CloudComputeModule,
-    ModuleFailure,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
     DEPLOYMENT_CHECKS,
     Deployment,
@@ -219,23 +215,17 @@ class JobDeployment(Deployment):
         return actions
 
     def result(self, changed, before, after):
-        result = super().result(changed, before, after)
-        result["queue_purged"] = bool(
-            self.params["purge_queue"] and before is not None and self.params["state"] != "absent"
-        )
-        return result
+        purged = self.params["purge_queue"] and before is not None and self.params["state"] != "absent"
+        return dict(super().result(changed, before, after), queue_purged=bool(purged))
 
 
 def main():
-    argument_spec = deployment_argument_spec()
-    argument_spec.update(
+    argument_spec = deployment_argument_spec(
         state=dict(type="str", choices=["present", "absent", "paused"], default="present"),
         scaling=dict(type="dict", options=SCALING_OPTIONS),
         purge_queue=dict(type="bool", default=False),
     )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
-    module = CloudComputeModule(argument_spec=argument_spec)
-    JobDeployment(module).run()
+    JobDeployment(CloudComputeModule(argument_spec=argument_spec)).run()
 
 
 if __name__ == "__main__":
