@@ -253,10 +253,6 @@ def image_name(image):
     return image.get("image") if isinstance(image, dict) else image
 
 
-def by_name(env):
-    return sorted(env or [], key=lambda variable: variable.get("name") or "")
-
-
 def container_input(container):
     """A container as the API returns it, in the form the API takes (image as a string)."""
     result = copy.deepcopy(container)
@@ -266,11 +262,11 @@ def container_input(container):
 
 
 def comparable(container):
-    """A container (desired or current) in the form both are compared in."""
-    result = dict(container)
-    if result.get("env") is not None:
-        result["env"] = by_name(result["env"])
-    return result
+    """A container (desired or current) in the form both are compared in: ``env`` in name order."""
+    env = container.get("env")
+    return (
+        container if env is None else dict(container, env=sorted(env, key=lambda variable: variable.get("name") or ""))
+    )
 
 
 class ContainerSpecs:

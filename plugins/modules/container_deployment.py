@@ -447,14 +447,9 @@ class ContainerDeployment(Deployment):
             if feature.get("id") in chosen
             for variable in feature.get("env") or []
         ]
-        if body.get("hugging_face_token_secret"):
-            env.append(
-                {
-                    "type": "secret",
-                    "name": "HF_TOKEN",
-                    "value_or_reference_to_secret": body["hugging_face_token_secret"],
-                }
-            )
+        token = body.get("hugging_face_token_secret")
+        if token:
+            env.append({"type": "secret", "name": "HF_TOKEN", "value_or_reference_to_secret": token})
         container = {
             "name": detail.get("code"),
             "image": variant.get("image"),
