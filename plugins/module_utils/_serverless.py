@@ -418,9 +418,9 @@ class Deployment(Resource):
     its state asks for (pause, resume, restart, purge the queue), then settling: its status read
     afresh and, with ``wait``, waited for until it runs (or is paused).
 
-    Subclasses set the class attributes below, implement ``state_actions``, and extend
-    ``validate``, ``creation``, ``create_body``, ``update_body`` and ``field_changes`` where their API
-    has more (templates, spot)."""
+    Subclasses set the class attributes below and extend ``state_actions``, ``validate``,
+    ``creation``, ``create_body``, ``update_body`` and ``field_changes`` where their API has more
+    (restart, the queue, templates, spot)."""
 
     id_field = "name"
     id_kind = NAME
@@ -532,9 +532,12 @@ class Deployment(Resource):
         return []
 
     def state_actions(self, paused, created):
-        """Actions (``pause``, ``resume``, ``restart``, ``purge-queue``) the state asks of the
-        deployment (``paused``: it is paused now; ``created``: this run creates it)."""
-        raise NotImplementedError
+        """Actions (``pause``, ``resume``; a module adds ``restart``, ``purge-queue``) the state
+        asks of the deployment (``paused``: it is paused now; ``created``: this run creates it).
+        Every state but ``paused`` brings a paused deployment back up."""
+        if self.params["state"] == "paused":
+            return [] if paused else ["pause"]
+        return ["resume"] if paused else []
 
     # ----------------------------------------------------------------------- create
 

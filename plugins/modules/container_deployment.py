@@ -565,14 +565,9 @@ class ContainerDeployment(Deployment):
         return body
 
     def state_actions(self, paused, created):
-        state = self.params["state"]
-        if state == "paused":
-            return [] if paused else ["pause"]
-        if paused:
-            return ["resume"]  # present and restarted both bring a paused deployment back up
-        if state == "restarted" and not created:
-            return ["restart"]
-        return []
+        # a deployment this run creates or resumes starts afresh: no restart on top
+        restart = self.params["state"] == "restarted" and not (created or paused)
+        return super().state_actions(paused, created) + (["restart"] if restart else [])
 
 
 def main():

@@ -204,15 +204,9 @@ class JobDeployment(Deployment):
             raise ModuleFailure("purge_queue does not apply to state=absent (deleting drops the queue)")
 
     def state_actions(self, paused, created):
-        actions = []
-        if self.params["purge_queue"] and not created:
-            actions.append("purge-queue")  # first: nothing queued starts on a resume
-        if self.params["state"] == "paused":
-            if not paused:
-                actions.append("pause")
-        elif paused:
-            actions.append("resume")
-        return actions
+        # the purge first: nothing queued starts on a resume
+        purge = ["purge-queue"] if self.params["purge_queue"] and not created else []
+        return purge + super().state_actions(paused, created)
 
     def result(self, changed, before, after):
         purged = self.params["purge_queue"] and before is not None and self.params["state"] != "absent"
