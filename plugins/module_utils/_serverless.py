@@ -395,13 +395,11 @@ def check_name(name):
 # ---------------------------------------------------------------------------- the deployment
 
 
-def refuse_no_capacity(error, body):
+def raise_if_no_capacity(error, body):
     """A 503 to a request with ``compute`` means no capacity for it: an answer, not an outage."""
     if error.status == 503:
         compute = body.get("compute")
-        label = (
-            "{} x{}".format(compute.get("name"), compute.get("size")) if compute else "(the template's recommended one)"
-        )
+        label = f"{compute.get('name')} x{compute.get('size')}" if compute else "(the template's recommended one)"
         raise error.with_hint(
             f"No capacity for the serverless compute {label}: choose another GPU model or size, or retry later"
         )
@@ -588,7 +586,7 @@ class Deployment(Resource):
                     retry_unavailable=False,
                 )
             except ApiError as error:
-                refuse_no_capacity(error, body)
+                raise_if_no_capacity(error, body)
                 if error.status != 409:
                     raise
                 created_meanwhile = self.fetch(self.name)
@@ -667,7 +665,7 @@ class Deployment(Resource):
             ).body
         except ApiError as error:
             if "compute" in body:
-                refuse_no_capacity(error, body)
+                raise_if_no_capacity(error, body)
             raise
         return dict(updated or self.fetch(self.name))
 
