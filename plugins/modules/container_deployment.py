@@ -503,16 +503,27 @@ class ContainerDeployment(Deployment):
     def refuse_template_changes(self, current):
         """A template applies at creation only: its settings that differ from the live
         deployment are a clear failure, never a silent no-op."""
-        template = self.params["template"]
-        detail = self.read_template()
+        template, detail = self.params["template"], self.read_template()
+        variant = self.template_variant(detail)
+        features = None if template["features"] is None else sorted(self.chosen_features(detail))
+        desired = dict(template, variant=variant.get("id"), features=features)
+        live = self.live_template_settings(detail, variant, current)
+        refuse_differences(
+            f"container deployment {self.name}",
+            {option: (desired[option], value) for option, value in live.items()},
+            "a template applies at creation only. Leave them out, change containers instead, or delete the "
+            "deployment (state=absent) and create it again.",
+            option_prefix="template.",
+        )
+
+    def live_template_settings(self, detail, variant, current):
+        """The template's settings as the live deployment shows them (``variant``: the one asked for)."""
         containers = current.get("containers") or [{}]
         container = next((item for item in containers if item.get("name") == detail.get("code")), containers[0])
         env = dict((variable.get("name"), variable) for variable in container.get("env") or [])
-        image = image_name(container.get("image"))
         values = [
             variable.get("value_or_reference_to_secret") for variable in env.values() if variable.get("type") == "plain"
         ]
-        variant = self.template_variant(detail)
         enabled = [
             feature.get("id")
             for feature in detail.get("features") or []
@@ -521,27 +532,12 @@ class ContainerDeployment(Deployment):
         memory_sizes = [
             mount.get("size_in_mb") for mount in container.get("volume_mounts") or [] if mount.get("type") == "memory"
         ]
-        refuse_differences(
-            f"container deployment {self.name}",
-            {
-                "variant": (variant.get("id"), self.current_variant(detail, variant, image, values)),
-                "features": (
-                    None if template["features"] is None else sorted(self.chosen_features(detail)),
-                    sorted(enabled),
-                ),
-                "hugging_face_token_secret": (
-                    template["hugging_face_token_secret"],
-                    (env.get("HF_TOKEN") or {}).get("value_or_reference_to_secret"),
-                ),
-                "shared_memory_size_in_mb": (
-                    template["shared_memory_size_in_mb"],
-                    memory_sizes[0] if memory_sizes else None,
-                ),
-            },
-            "a template applies at creation only. Leave them out, change containers instead, or delete the "
-            "deployment (state=absent) and create it again.",
-            option_prefix="template.",
-        )
+        return {
+            "variant": self.current_variant(detail, variant, image_name(container.get("image")), values),
+            "features": sorted(enabled),
+            "hugging_face_token_secret": (env.get("HF_TOKEN") or {}).get("value_or_reference_to_secret"),
+            "shared_memory_size_in_mb": memory_sizes[0] if memory_sizes else None,
+        }
 
     @staticmethod
     def current_variant(detail, variant, image, values):
