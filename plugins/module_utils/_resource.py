@@ -149,11 +149,12 @@ def confirm_after_lost_response(error, took_effect):
     raise error
 
 
-def refuse_differences(what, pairs, advice):
+def refuse_differences(what, pairs, advice, option_prefix=""):
     """Fail naming every option whose desired value differs from the resource's although the API
     cannot change it, before any change is made. ``pairs`` maps an option to ``(desired,
     current)``; a desired value of None (option not given) never differs. The result carries
-    both values of each under ``immutable``."""
+    both values of each under ``immutable``; the message names the options after
+    ``option_prefix`` (the option they are suboptions of, such as ``template.``)."""
     differing = dict(
         (option, {"desired": desired, "current": current})
         for option, (desired, current) in pairs.items()
@@ -161,7 +162,9 @@ def refuse_differences(what, pairs, advice):
     )
     if differing:
         raise ModuleFailure(
-            "cannot change {} of existing {}: {}".format(", ".join(sorted(differing)), what, advice),
+            "cannot change {} of existing {}: {}".format(
+                ", ".join(option_prefix + option for option in sorted(differing)), what, advice
+            ),
             immutable=differing,
         )
 

@@ -21,11 +21,14 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     NAME,
     ApiError,
     api_path,
-    looks_like_id,
     path_value,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, field_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
+    WAIT_ARGUMENT_SPEC,
+    CloudComputeModule,
+    ModuleFailure,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import (
     References,
     Resource,
@@ -45,6 +48,79 @@ MOUNT_TYPES = ["scratch", "secret", "shared", "memory"]
 DEFAULT_EXPOSED_PORT = 8000
 DEFAULT_HEALTHCHECK_PATH = "/health"
 DEFAULT_MOUNT_PATH = {"scratch": "/data", "shared": "/data", "memory": "/dev/shm"}
+
+
+# ------------------------------------------------------------------------------ local checks
+
+
+def check_values(values, checks, where=""):
+    """Refuse the first value that fails its check. ``checks``: (dotted path of the value in
+    ``values``, None for ``values`` itself; test; message with ``{where}`` and ``{value}``); an
+    unset value is not checked."""
+    for path, test, message in checks:
+        value = field_value(values, path)
+        if value is not None and not test(value):
+            raise ModuleFailure(message.format(where=where, value=value))
+
+
+def at_least(minimum):
+    return lambda value: value >= minimum
+
+
+def is_port(value):
+    return 1 <= value <= 65535
+
+
+def is_absolute(path):
+    return path.startswith("/")
+
+
+def is_dns_label(name):
+    return bool(NAME_PATTERN.match(name)) and len(name) <= MAX_NAME_LENGTH
+
+
+def names_its_secret(mount):
+    return mount["type"] != "secret" or bool(mount.get("secret_name") and mount.get("mount_path"))
+
+
+def volume_if_shared(mount):
+    return not mount.get("volume") or mount["type"] == "shared"
+
+
+def has_duplicates(values):
+    return len(set(values)) != len(values)
+
+
+def mount_path(mount):
+    return mount.get("mount_path") or DEFAULT_MOUNT_PATH.get(mount["type"])
+
+
+CONTAINER_CHECKS = (
+    # an empty name is no name: the API names the container
+    (
+        "name",
+        lambda name: not name or is_dns_label(name),
+        "{where}.name: {value!r} is not a DNS label (lowercase letters, digits and '-', at most 63)",
+    ),
+    ("exposed_port", is_port, "{where}.exposed_port: {value} is not a port (1-65535)"),
+    ("healthcheck.port", is_port, "{where}.healthcheck.port: {value} is not a port (1-65535)"),
+    ("healthcheck.path", is_absolute, "{where}.healthcheck.path: {value!r} must start with /"),
+)
+MOUNT_CHECKS = (
+    ("mount_path", is_absolute, "{where}.mount_path: {value!r} must be an absolute path"),
+    (None, names_its_secret, "{where}: a secret mount needs secret_name and mount_path"),
+    (None, volume_if_shared, "{where}.volume: only a shared mount names a volume"),
+    ("size_in_mb", at_least(1), "{where}.size_in_mb: must be at least 1"),
+)
+# The options of every deployment checked before any request (a module adds its own).
+DEPLOYMENT_CHECKS = (
+    ("compute.size", at_least(1), "compute.size: must be at least 1"),
+    (
+        "delete_timeout",
+        lambda timeout: 0 <= timeout <= MAX_DELETE_TIMEOUT_MS,
+        f"delete_timeout: {{value}} is out of range (0 to {MAX_DELETE_TIMEOUT_MS} milliseconds)",
+    ),
+)
 
 # ------------------------------------------------------------------------------ argument specs
 
@@ -101,8 +177,9 @@ REGISTRY_OPTIONS = dict(
 )
 
 
-def deployment_argument_spec():
-    """The options container and job deployments have in common."""
+def deployment_argument_spec(**options):
+    """The options of a deployment module: those container and job deployments have in common,
+    waiting, and the module's own ``options``."""
     return dict(
         name=dict(type="str", required=True),
         containers=dict(type="list", elements="dict", options=CONTAINER_OPTIONS),
@@ -114,6 +191,8 @@ def deployment_argument_spec():
             required_if=[("is_private", True, ("credentials",))],
         ),
         delete_timeout=dict(type="int"),
+        **options,
+        **WAIT_ARGUMENT_SPEC,
     )
 
 
@@ -174,10 +253,6 @@ def image_name(image):
     return image.get("image") if isinstance(image, dict) else image
 
 
-def by_name(env):
-    return sorted(env or [], key=lambda variable: variable.get("name") or "")
-
-
 def container_input(container):
     """A container as the API returns it, in the form the API takes (image as a string)."""
     result = copy.deepcopy(container)
@@ -187,11 +262,11 @@ def container_input(container):
 
 
 def comparable(container):
-    """A container (desired or current) in the form both are compared in."""
-    result = dict(container)
-    if result.get("env") is not None:
-        result["env"] = by_name(result["env"])
-    return result
+    """A container (desired or current) in the form both are compared in: ``env`` in name order."""
+    env = container.get("env")
+    return (
+        container if env is None else dict(container, env=sorted(env, key=lambda variable: variable.get("name") or ""))
+    )
 
 
 class ContainerSpecs:
@@ -205,30 +280,12 @@ class ContainerSpecs:
 
     @staticmethod
     def validate(containers):
-        names = [container["name"] for container in containers or [] if container.get("name")]
-        if len(set(names)) != len(names):
+        containers = containers or []
+        if has_duplicates([container["name"] for container in containers if container.get("name")]):
             raise ModuleFailure("containers: two containers have the same name")
-        for index, container in enumerate(containers or []):
-            where = "containers[%d]" % index
-            if container.get("name") and (
-                not NAME_PATTERN.match(container["name"]) or len(container["name"]) > MAX_NAME_LENGTH
-            ):
-                raise ModuleFailure(
-                    "{}.name: {!r} is not a DNS label (lowercase letters, digits and '-', at most 63)".format(
-                        where, container["name"]
-                    )
-                )
-            for option in ("exposed_port",):
-                port = container.get(option)
-                if port is not None and not 1 <= port <= 65535:
-                    raise ModuleFailure(f"{where}.{option}: {port} is not a port (1-65535)")
-            healthcheck = container.get("healthcheck") or {}
-            if healthcheck.get("port") is not None and not 1 <= healthcheck["port"] <= 65535:
-                raise ModuleFailure(
-                    "{}.healthcheck.port: {} is not a port (1-65535)".format(where, healthcheck["port"])
-                )
-            if healthcheck.get("path") is not None and not healthcheck["path"].startswith("/"):
-                raise ModuleFailure("{}.healthcheck.path: {!r} must start with /".format(where, healthcheck["path"]))
+        for index, container in enumerate(containers):
+            where = f"containers[{index}]"
+            check_values(container, CONTAINER_CHECKS, where)
             env_names = [variable["name"] for variable in container.get("env") or []]
             for name in env_names:
                 if not ENV_NAME_PATTERN.match(name):
@@ -238,21 +295,10 @@ class ContainerSpecs:
             duplicate = next((name for name in env_names if env_names.count(name) > 1), None)
             if duplicate:
                 raise ModuleFailure(f"{where}.env: variable {duplicate} is given more than once")
-            paths = []
-            for number, mount in enumerate(container.get("volume_mounts") or []):
-                mount_where = "%s.volume_mounts[%d]" % (where, number)
-                if mount.get("mount_path") is not None and not mount["mount_path"].startswith("/"):
-                    raise ModuleFailure(
-                        "{}.mount_path: {!r} must be an absolute path".format(mount_where, mount["mount_path"])
-                    )
-                if mount["type"] == "secret" and not (mount.get("secret_name") and mount.get("mount_path")):
-                    raise ModuleFailure(f"{mount_where}: a secret mount needs secret_name and mount_path")
-                if mount.get("volume") and mount["type"] != "shared":
-                    raise ModuleFailure(f"{mount_where}.volume: only a shared mount names a volume")
-                if mount.get("size_in_mb") is not None and mount["size_in_mb"] < 1:
-                    raise ModuleFailure(f"{mount_where}.size_in_mb: must be at least 1")
-                paths.append(mount.get("mount_path") or DEFAULT_MOUNT_PATH.get(mount["type"]))
-            if len(set(paths)) != len(paths):
+            mounts = container.get("volume_mounts") or []
+            for number, mount in enumerate(mounts):
+                check_values(mount, MOUNT_CHECKS, f"{where}.volume_mounts[{number}]")
+            if has_duplicates([mount_path(mount) for mount in mounts]):
                 raise ModuleFailure(f"{where}.volume_mounts: two mounts at the same path")
 
     def desired(self):
@@ -260,45 +306,31 @@ class ContainerSpecs:
         return [self._desired(container) for container in self.options]
 
     def _desired(self, container):
-        overrides = container.get("entrypoint_overrides")
-        if overrides is not None:
-            overrides = dict(overrides)
-            if overrides.get("enabled") is None and (
-                overrides.get("entrypoint") is not None or overrides.get("cmd") is not None
-            ):
-                overrides["enabled"] = True  # giving an entrypoint or a command means using it
-        env = container.get("env")
-        mounts = container.get("volume_mounts")
-        return {
-            "name": container.get("name"),
-            "image": container["image"],
-            "exposed_port": container.get("exposed_port"),
-            "healthcheck": container.get("healthcheck"),
-            "entrypoint_overrides": overrides,
-            "env": None
-            if env is None
-            else [
+        # the container's options are the API's fields, but for the form of variables and mounts
+        desired = dict(container)
+        overrides = container.get("entrypoint_overrides") or {}
+        if overrides.get("enabled") is None and (
+            overrides.get("entrypoint") is not None or overrides.get("cmd") is not None
+        ):
+            desired["entrypoint_overrides"] = dict(overrides, enabled=True)  # giving one means using it
+        if container.get("env") is not None:
+            desired["env"] = [
                 {"type": variable["type"], "name": variable["name"], "value_or_reference_to_secret": variable["value"]}
-                for variable in env
-            ],
-            "volume_mounts": None
-            if mounts is None
-            else [
+                for variable in container["env"]
+            ]
+        if container.get("volume_mounts") is not None:
+            desired["volume_mounts"] = [
                 {
                     "type": mount["type"],
-                    "mount_path": mount.get("mount_path") or DEFAULT_MOUNT_PATH.get(mount["type"]),
+                    "mount_path": mount_path(mount),
                     "secret_name": mount.get("secret_name"),
-                    "volume_id": self.volume_id(mount.get("volume")),
+                    # a volume is named or given by its id (taken as it is: the API checks it)
+                    "volume_id": self.volumes.id(mount["volume"]) if mount.get("volume") else mount.get("volume"),
                     "size_in_mb": mount.get("size_in_mb"),
                 }
-                for mount in mounts
-            ],
-        }
-
-    def volume_id(self, reference):
-        if not reference or looks_like_id(reference):
-            return reference
-        return self.volumes.id(reference)
+                for mount in container["volume_mounts"]
+            ]
+        return desired
 
     @staticmethod
     def differ(desired, current):
@@ -312,12 +344,8 @@ class ContainerSpecs:
     def merged(desired, current):
         """The ``containers`` of an update: each desired container over the live one at its
         position, so that what was left out stays as it is."""
-        current = current or []
-        result = []
-        for index, want in enumerate(desired):
-            base = container_input(current[index]) if index < len(current) else {}
-            result.append(overlay(base, want))
-        return result
+        current = [container_input(container) for container in current or []]
+        return [overlay(current[index] if index < len(current) else {}, want) for index, want in enumerate(desired)]
 
     @staticmethod
     def predicted(sent, current=None):
@@ -326,18 +354,18 @@ class ContainerSpecs:
         before = dict((container.get("name"), container) for container in current or [])
         views = []
         for index, container in enumerate(sent):
-            view = copy.deepcopy(container)
-            view.setdefault("name", "container-%d" % (index + 1))
-            view.setdefault("exposed_port", DEFAULT_EXPOSED_PORT)
+            defaults = {
+                "name": f"container-{index + 1}",
+                "exposed_port": DEFAULT_EXPOSED_PORT,
+                "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
+                "env": [],
+                "volume_mounts": [],
+            }
+            view = overlay(defaults, container)
             view["healthcheck"] = overlay(
                 {"enabled": True, "port": view["exposed_port"], "path": DEFAULT_HEALTHCHECK_PATH},
-                view.get("healthcheck"),
+                container.get("healthcheck"),
             )
-            view["entrypoint_overrides"] = overlay(
-                {"enabled": False, "entrypoint": [], "cmd": []}, view.get("entrypoint_overrides")
-            )
-            view.setdefault("env", [])
-            view.setdefault("volume_mounts", [])
             old = before.get(view["name"])
             unchanged = old is not None and image_name(old.get("image")) == container["image"]
             view["image"] = {
@@ -357,7 +385,7 @@ def registry_body(settings):
 
 
 def check_name(name):
-    if not NAME_PATTERN.match(name or "") or len(name) > MAX_NAME_LENGTH:
+    if not is_dns_label(name or ""):
         raise ModuleFailure(
             f"name: {name!r} is not a DNS label (lowercase letters, digits and '-', starting and ending "
             "with a letter or digit, at most 63)"
@@ -365,6 +393,16 @@ def check_name(name):
 
 
 # ---------------------------------------------------------------------------- the deployment
+
+
+def raise_if_no_capacity(error, body):
+    """A 503 to a request with ``compute`` means no capacity for it: an answer, not an outage."""
+    if error.status == 503:
+        compute = body.get("compute")
+        label = f"{compute.get('name')} x{compute.get('size')}" if compute else "(the template's recommended one)"
+        raise error.with_hint(
+            f"No capacity for the serverless compute {label}: choose another GPU model or size, or retry later"
+        )
 
 
 def status_of(body):
@@ -378,9 +416,9 @@ class Deployment(Resource):
     its state asks for (pause, resume, restart, purge the queue), then settling: its status read
     afresh and, with ``wait``, waited for until it runs (or is paused).
 
-    Subclasses set the class attributes below, implement ``state_actions``, and extend
-    ``validate``, ``creation``, ``create_body``, ``update_body`` and ``field_changes`` where their API
-    has more (templates, spot)."""
+    Subclasses set the class attributes below and extend ``state_actions``, ``validate``,
+    ``creation``, ``create_body``, ``update_body`` and ``field_changes`` where their API has more
+    (restart, the queue, templates, spot)."""
 
     id_field = "name"
     id_kind = NAME
@@ -400,6 +438,8 @@ class Deployment(Resource):
     # top-level fields whose change rolls out a new version (the deployment restarts)
     new_version_fields = ()
     view_fields = ()
+    # (option path, test, message) of the options refused before any request
+    checks = DEPLOYMENT_CHECKS
 
     def __init__(self, module):
         super().__init__(module)
@@ -411,22 +451,15 @@ class Deployment(Resource):
     def validate(self):
         check_name(self.name)
         ContainerSpecs.validate(self.params.get("containers"))
-        compute = self.params.get("compute")
-        if compute and compute["size"] < 1:
-            raise ModuleFailure("compute.size: must be at least 1")
+        check_values(self.params, self.checks)
         timeout = self.params.get("delete_timeout")
-        if timeout is not None:
-            if not 0 <= timeout <= MAX_DELETE_TIMEOUT_MS:
-                raise ModuleFailure(
-                    "delete_timeout: %s is out of range (0 to %d milliseconds)" % (timeout, MAX_DELETE_TIMEOUT_MS)
-                )
-            limit = (self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS) * 1000
-            if timeout > limit:
-                needed = timeout / 1000.0 + DELETE_TIMEOUT_MARGIN_SECONDS
-                raise ModuleFailure(
-                    "delete_timeout: {} ms would outlast the HTTP request (request_timeout {}s); raise "
-                    "request_timeout to more than {} s".format(timeout, self.params["request_timeout"], needed)
-                )
+        limit = (self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS) * 1000
+        if timeout is not None and timeout > limit:
+            needed = timeout / 1000.0 + DELETE_TIMEOUT_MARGIN_SECONDS
+            raise ModuleFailure(
+                "delete_timeout: {} ms would outlast the HTTP request (request_timeout {}s); raise "
+                "request_timeout to more than {} s".format(timeout, self.params["request_timeout"], needed)
+            )
 
     # ------------------------------------------------------------------------ reads
 
@@ -455,30 +488,25 @@ class Deployment(Resource):
         if wanted and current["status"] in self.going_away:
             if not self.params["wait"] or self.module.check_mode:
                 raise ModuleFailure(
-                    "{} {} is being deleted (status {}); run again once it is gone, or set wait: true".format(
-                        self.noun, self.name, current["status"]
-                    )
+                    f"{self.noun} {self.name} is being deleted (status {current['status']}); run again once it is "
+                    "gone, or set wait: true"
                 )
-            self.wait_gone()
+            self.wait_status(None)
             return None
         return current
 
     # ------------------------------------------------------------------------ waits
 
+    def wait_running(self, deployment):
+        return dict(deployment, status=self.wait_status(self.running_status))
+
     def wait_status(self, wanted):
+        """Wait until the deployment's status is ``wanted`` (None: until it is gone)."""
         return self.budget.until(
             self.read_status,
             lambda status: status == wanted,
-            f"{self.noun} {self.name} to be {wanted}",
-            failed=lambda status: "it disappeared" if status is None else None,
-            describe=lambda status: status,
-        )
-
-    def wait_gone(self):
-        self.budget.until(
-            self.read_status,
-            lambda status: status is None,
-            f"{self.noun} {self.name} to be deleted",
+            f"{self.noun} {self.name} to be {wanted or 'deleted'}",
+            failed=lambda status: "it disappeared" if wanted and status is None else None,
             describe=lambda status: status,
         )
 
@@ -498,20 +526,16 @@ class Deployment(Resource):
         if steps:
             return steps + [Step("settle", self.settle, self.predicted_settled, changes=False)]
         if self.params["wait"] and current.get("status") in self.starting_statuses:
-            return [
-                Step(
-                    "wait until running",
-                    lambda deployment: dict(deployment, status=self.wait_status(self.running_status)),
-                    lambda deployment: deployment,
-                    changes=False,
-                )
-            ]
+            return [Step("wait until running", self.wait_running, lambda deployment: deployment, changes=False)]
         return []
 
     def state_actions(self, paused, created):
-        """Actions (``pause``, ``resume``, ``restart``, ``purge-queue``) the state asks of the
-        deployment (``paused``: it is paused now; ``created``: this run creates it)."""
-        raise NotImplementedError
+        """Actions (``pause``, ``resume``; a module adds ``restart``, ``purge-queue``) the state
+        asks of the deployment (``paused``: it is paused now; ``created``: this run creates it).
+        Every state but ``paused`` brings a paused deployment back up."""
+        if self.params["state"] == "paused":
+            return [] if paused else ["pause"]
+        return ["resume"] if paused else []
 
     # ----------------------------------------------------------------------- create
 
@@ -526,12 +550,10 @@ class Deployment(Resource):
 
     def create_body(self):
         params = self.params
-        missing = [option for option in ("containers", "compute") if not params[option]]
+        missing = " and ".join(option for option in ("containers", "compute") if not params[option])
         if missing:
             raise ModuleFailure(
-                "{} {} does not exist; to create it, give {}{}".format(
-                    self.noun, self.name, " and ".join(missing), self.create_alternative
-                )
+                f"{self.noun} {self.name} does not exist; to create it, give {missing}{self.create_alternative}"
             )
         return prune(
             {
@@ -564,11 +586,7 @@ class Deployment(Resource):
                     retry_unavailable=False,
                 )
             except ApiError as error:
-                if error.status == 503:
-                    raise error.with_hint(
-                        f"No capacity for the serverless compute {self.compute_label(body)}: choose another GPU model or "
-                        "size, or retry later"
-                    )
+                raise_if_no_capacity(error, body)
                 if error.status != 409:
                     raise
                 created_meanwhile = self.fetch(self.name)
@@ -591,13 +609,6 @@ class Deployment(Resource):
                 lambda created: created is not None,
                 f"the name {self.name} to be free (a {self.noun} of that name is being deleted)",
             )
-        )
-
-    @staticmethod
-    def compute_label(body):
-        compute = body.get("compute")
-        return (
-            "{} x{}".format(compute.get("name"), compute.get("size")) if compute else "(the template's recommended one)"
         )
 
     # ----------------------------------------------------------------------- update
@@ -642,11 +653,8 @@ class Deployment(Resource):
         predicted.update(copy.deepcopy(body))
         if "containers" in body:
             predicted["containers"] = ContainerSpecs.predicted(body["containers"], current.get("containers"))
-        if (
-            self.rollout_status
-            and current.get("status") != "paused"
-            and any(field in body for field in self.new_version_fields)
-        ):
+        new_version = any(field in body for field in self.new_version_fields)
+        if self.rollout_status and new_version and current.get("status") != "paused":
             predicted["status"] = self.rollout_status
         return predicted
 
@@ -656,11 +664,8 @@ class Deployment(Resource):
                 "PATCH", self.item_path(self.name), json_body=body, retry_unavailable=False
             ).body
         except ApiError as error:
-            if error.status == 503 and "compute" in body:
-                raise error.with_hint(
-                    f"No capacity for the serverless compute {self.compute_label(body)}: choose another GPU model or size, "
-                    "or retry later"
-                )
+            if "compute" in body:
+                raise_if_no_capacity(error, body)
             raise
         return dict(updated or self.fetch(self.name))
 
@@ -705,7 +710,7 @@ class Deployment(Resource):
 
     def wait_deleted(self, _current):
         if self.params["wait"] and self.going_away:
-            self.wait_gone()
+            self.wait_status(None)
 
     # ---------------------------------------------------------------------- results
 
@@ -723,22 +728,38 @@ class Deployment(Resource):
 # ------------------------------------------------------------------------------- info modules
 
 
-def exit_deployment_info(module, key, path):
-    """The whole behaviour of container_deployment_info and job_deployment_info: the list (or
-    the one named), each with its status and replicas when asked; exit with it under ``key``.
-    A deployment that disappears while it is read is left out."""
+def exit_deployment_info(key, path, parts):
+    """The whole of container_deployment_info and job_deployment_info: the list (or the one
+    named), each with its status, and its replicas when asked (``parts``: what ``include`` may
+    ask for); exit with it under ``key``. A deployment that disappears while it is read is left out."""
+    module = CloudComputeModule(
+        argument_spec=dict(
+            name=dict(type="str"),
+            include=dict(type="list", elements="str", choices=parts, default=["status"]),
+            status=dict(type="list", elements="str"),
+        ),
+    )
     params = module.params
-    include = set(params["include"] or [])
-    if params["status"]:
-        include.add("status")
+    include = set(params["include"] or []) | ({"status"} if params["status"] else set())
 
-    def optional(item_path):
+    def with_parts(deployment):
+        """The deployment with what ``include`` asks for; None when it is gone meanwhile, or not
+        in a status asked for (its replicas are then not read)."""
+        item_path = api_path(path, path_value(deployment.get("name"), "name the API returned", NAME))
+        deployment = dict(deployment)
         try:
-            return module.client.get(item_path), True
+            if "status" in include:
+                deployment["status"] = status_of(module.client.get(item_path + "/status"))
+                if params["status"] and deployment["status"] not in params["status"]:
+                    return None
+            if "replicas" in include:
+                replicas = module.client.get(item_path + "/replicas")
+                deployment["replicas"] = replicas.get("list", []) if isinstance(replicas, dict) else (replicas or [])
         except ApiError as error:
             if is_not_found(error):
-                return None, False
+                return None
             raise
+        return deployment
 
     def read_results():
         if params["name"]:
@@ -746,23 +767,6 @@ def exit_deployment_info(module, key, path):
             deployments = [found] if found else []
         else:
             deployments = module.client.get_list(path)
-        result = []
-        for deployment in deployments:
-            item_path = api_path(path, path_value(deployment.get("name"), "name the API returned", NAME))
-            deployment = dict(deployment)
-            if "status" in include:
-                body, exists = optional(item_path + "/status")
-                if not exists:
-                    continue
-                deployment["status"] = status_of(body)
-                if params["status"] and deployment["status"] not in params["status"]:
-                    continue
-            if "replicas" in include:
-                body, exists = optional(item_path + "/replicas")
-                if not exists:
-                    continue
-                deployment["replicas"] = body.get("list", []) if isinstance(body, dict) else (body or [])
-            result.append(deployment)
-        return {key: result}
+        return {key: [shown for shown in map(with_parts, deployments) if shown is not None]}
 
     exit_info(module, read_results)

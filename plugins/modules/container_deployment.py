@@ -326,20 +326,21 @@ container_deployment:
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
-    WAIT_ARGUMENT_SPEC,
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
-    ContainerSpecs,
+    DEPLOYMENT_CHECKS,
     Deployment,
+    at_least,
     deployment_argument_spec,
     image_name,
     prune,
 )
 
 TEMPLATES_PATH = "/container-deployment-templates"
+REPLICA_COUNTS_MESSAGE = "scaling: min_replica_count must be at least 0 and max_replica_count at least 1"
 
 
 def delay_policy():
@@ -388,17 +389,18 @@ class ContainerDeployment(Deployment):
     new_version_fields = ("containers", "compute", "container_registry_settings", "is_spot")
     view_fields = ("compute", "scaling", "container_registry_settings", "is_spot")
 
+    checks = DEPLOYMENT_CHECKS + (
+        ("scaling.min_replica_count", at_least(0), REPLICA_COUNTS_MESSAGE),
+        ("scaling.max_replica_count", at_least(1), REPLICA_COUNTS_MESSAGE),
+        ("template.shared_memory_size_in_mb", at_least(1), "template.shared_memory_size_in_mb: must be at least 1"),
+    )
+
     def validate(self):
         super().validate()
         scaling = self.params["scaling"] or {}
         low, high = scaling.get("min_replica_count"), scaling.get("max_replica_count")
-        if (low is not None and low < 0) or (high is not None and high < 1):
-            raise ModuleFailure("scaling: min_replica_count must be at least 0 and max_replica_count at least 1")
         if low is not None and high is not None and low > high:
             raise ModuleFailure(f"scaling: min_replica_count ({low}) must not exceed max_replica_count ({high})")
-        template = self.params["template"] or {}
-        if template.get("shared_memory_size_in_mb") is not None and template["shared_memory_size_in_mb"] < 1:
-            raise ModuleFailure("template.shared_memory_size_in_mb: must be at least 1")
 
     # -------------------------------------------------------------------- desired
 
@@ -411,19 +413,13 @@ class ContainerDeployment(Deployment):
     def creation(self):
         if not self.params["template"]:
             return super().creation()
-        params, template = self.params, self.params["template"]
-        body = prune(
-            {
-                "name": self.name,
-                "variant": template["variant"],
-                "features": template["features"],
-                "hugging_face_token_secret": template["hugging_face_token_secret"],
-                "shared_memory_size_in_mb": template["shared_memory_size_in_mb"],
-                "compute": params["compute"],
-                "scaling": self.desired_scaling(),
-                "is_spot": params["spot"],
-            }
+        # the template's options (but its id, which is in the path) go into the body as they are
+        body = {option: value for option, value in self.params["template"].items() if option in TEMPLATE_OPTIONS}
+        del body["id"]
+        body.update(
+            name=self.name, compute=self.params["compute"], scaling=self.desired_scaling(), is_spot=self.params["spot"]
         )
+        body = prune(body)
         path = self.template_path("/deployments")
         return Step(
             "create",
@@ -438,6 +434,7 @@ class ContainerDeployment(Deployment):
         return body
 
     def predicted_create(self, body):
+        """Also what a deployment from a template will look like (``body`` made from the template)."""
         return dict(super().predicted_create(body), is_spot=bool(self.params["spot"]))
 
     def predicted_from_template(self, detail, body):
@@ -450,14 +447,9 @@ class ContainerDeployment(Deployment):
             if feature.get("id") in chosen
             for variable in feature.get("env") or []
         ]
-        if body.get("hugging_face_token_secret"):
-            env.append(
-                {
-                    "type": "secret",
-                    "name": "HF_TOKEN",
-                    "value_or_reference_to_secret": body["hugging_face_token_secret"],
-                }
-            )
+        token = body.get("hugging_face_token_secret")
+        if token:
+            env.append({"type": "secret", "name": "HF_TOKEN", "value_or_reference_to_secret": token})
         container = {
             "name": detail.get("code"),
             "image": variant.get("image"),
@@ -469,48 +461,38 @@ class ContainerDeployment(Deployment):
             },
             "env": env,
         }
-        return {
-            "name": self.name,
-            "status": "initializing",
-            "containers": ContainerSpecs.predicted([prune(container)]),
-            "compute": body.get("compute") or variant.get("recommended_compute"),
-            "scaling": body.get("scaling") or {},
-            "container_registry_settings": {"is_private": False, "credentials": None},
-            "is_spot": bool(body.get("is_spot")),
-            "endpoint_base_url": None,
-            "created_at": None,
-        }
+        return self.predicted_create(
+            {
+                "name": self.name,
+                "containers": [prune(container)],
+                "compute": body.get("compute") or variant.get("recommended_compute"),
+                "scaling": body.get("scaling") or {},
+            }
+        )
 
     def template_variant(self, detail):
+        template_id, wanted = self.params["template"]["id"], self.params["template"]["variant"]
         variants = detail.get("variants") or []
-        wanted = self.params["template"]["variant"]
         if wanted is None:
             if not variants:
-                raise ModuleFailure("template {} has no variants".format(self.params["template"]["id"]))
-            return next(
-                (variant for variant in variants if variant.get("id") == detail.get("default_variant")), variants[0]
-            )
+                raise ModuleFailure(f"template {template_id} has no variants")
+            default = detail.get("default_variant")
+            return next((variant for variant in variants if variant.get("id") == default), variants[0])
         found = next((variant for variant in variants if variant.get("id") == wanted), None)
         if found is None:
-            raise ModuleFailure(
-                "template {} has no variant {!r} (its variants: {})".format(
-                    self.params["template"]["id"], wanted, ", ".join(variant.get("id") for variant in variants)
-                )
-            )
+            listed = ", ".join(variant.get("id") for variant in variants)
+            raise ModuleFailure(f"template {template_id} has no variant {wanted!r} (its variants: {listed})")
         return found
 
     def chosen_features(self, detail):
-        features = self.params["template"]["features"]
+        template_id, features = self.params["template"]["id"], self.params["template"]["features"]
         if features is None:
             return [feature.get("id") for feature in detail.get("features") or [] if feature.get("enabled_by_default")]
         known = [feature.get("id") for feature in detail.get("features") or []]
-        unknown = [feature for feature in features if feature not in known]
+        unknown = ", ".join(feature for feature in features if feature not in known)
         if unknown:
-            raise ModuleFailure(
-                "template {} has no feature {} (its features: {})".format(
-                    self.params["template"]["id"], ", ".join(unknown), ", ".join(known) or "none"
-                )
-            )
+            listed = ", ".join(known) or "none"
+            raise ModuleFailure(f"template {template_id} has no feature {unknown} (its features: {listed})")
         return features
 
     def field_changes(self, current):
@@ -521,66 +503,53 @@ class ContainerDeployment(Deployment):
     def refuse_template_changes(self, current):
         """A template applies at creation only: its settings that differ from the live
         deployment are a clear failure, never a silent no-op."""
-        template = self.params["template"]
-        detail = self.read_template()
+        template, detail = self.params["template"], self.read_template()
+        variant = self.template_variant(detail)
+        features = None if template["features"] is None else sorted(self.chosen_features(detail))
+        desired = dict(template, variant=variant.get("id"), features=features)
+        live = self.live_template_settings(detail, variant, current)
+        refuse_differences(
+            f"container deployment {self.name}",
+            {option: (desired[option], value) for option, value in live.items()},
+            "a template applies at creation only. Leave them out, change containers instead, or delete the "
+            "deployment (state=absent) and create it again.",
+            option_prefix="template.",
+        )
+
+    def live_template_settings(self, detail, variant, current):
+        """The template's settings as the live deployment shows them (``variant``: the one asked for)."""
         containers = current.get("containers") or [{}]
         container = next((item for item in containers if item.get("name") == detail.get("code")), containers[0])
         env = dict((variable.get("name"), variable) for variable in container.get("env") or [])
-        differing = {}
-        image = image_name(container.get("image"))
-        variant = self.template_variant(detail)
         values = [
             variable.get("value_or_reference_to_secret") for variable in env.values() if variable.get("type") == "plain"
         ]
-        # variants may share an image; the model a variant serves is passed in a variable
-        if image != variant.get("image") or (variant.get("model") and variant["model"] not in values):
-            differing["variant"] = {
-                "desired": variant.get("id"),
-                "current": self.current_variant(detail, image, values),
-            }
-        if template["features"] is not None:
-            enabled = [
-                feature.get("id")
-                for feature in detail.get("features") or []
-                if feature.get("env") and all(variable.get("name") in env for variable in feature["env"])
-            ]
-            wanted = self.chosen_features(detail)
-            if sorted(enabled) != sorted(wanted):
-                differing["features"] = {"desired": sorted(wanted), "current": sorted(enabled)}
-        token = template["hugging_face_token_secret"]
-        if token is not None:
-            have = (env.get("HF_TOKEN") or {}).get("value_or_reference_to_secret")
-            if have != token:
-                differing["hugging_face_token_secret"] = {"desired": token, "current": have}
-        memory = template["shared_memory_size_in_mb"]
-        if memory is not None:
-            have = next(
-                (
-                    mount.get("size_in_mb")
-                    for mount in container.get("volume_mounts") or []
-                    if mount.get("type") == "memory"
-                ),
-                None,
-            )
-            if have != memory:
-                differing["shared_memory_size_in_mb"] = {"desired": memory, "current": have}
-        if differing:
-            raise ModuleFailure(
-                "cannot change {} of existing container deployment {}: a template applies at creation only. "
-                "Leave them out, change containers instead, or delete the deployment (state=absent) and create it again.".format(
-                    ", ".join(f"template.{option}" for option in sorted(differing)), self.name
-                ),
-                immutable=differing,
-            )
+        enabled = [
+            feature.get("id")
+            for feature in detail.get("features") or []
+            if feature.get("env") and all(variable.get("name") in env for variable in feature["env"])
+        ]
+        memory_sizes = [
+            mount.get("size_in_mb") for mount in container.get("volume_mounts") or [] if mount.get("type") == "memory"
+        ]
+        return {
+            "variant": self.current_variant(detail, variant, image_name(container.get("image")), values),
+            "features": sorted(enabled),
+            "hugging_face_token_secret": (env.get("HF_TOKEN") or {}).get("value_or_reference_to_secret"),
+            "shared_memory_size_in_mb": memory_sizes[0] if memory_sizes else None,
+        }
 
     @staticmethod
-    def current_variant(detail, image, values):
-        """The template variant the live container runs, if any (for the failure message)."""
+    def current_variant(detail, variant, image, values):
+        """The template variant the live container runs (the ``variant`` asked for when it does;
+        variants may share an image, and the model a variant serves is passed in a variable)."""
+        if image == variant.get("image") and (not variant.get("model") or variant["model"] in values):
+            return variant.get("id")
         return next(
             (
-                variant.get("id")
-                for variant in detail.get("variants") or []
-                if variant.get("image") == image and variant.get("model") in values
+                other.get("id")
+                for other in detail.get("variants") or []
+                if other.get("image") == image and other.get("model") in values
             ),
             None,
         )
@@ -592,25 +561,18 @@ class ContainerDeployment(Deployment):
         return body
 
     def state_actions(self, paused, created):
-        state = self.params["state"]
-        if state == "paused":
-            return [] if paused else ["pause"]
-        if paused:
-            return ["resume"]  # present and restarted both bring a paused deployment back up
-        if state == "restarted" and not created:
-            return ["restart"]
-        return []
+        # a deployment this run creates or resumes starts afresh: no restart on top
+        restart = self.params["state"] == "restarted" and not (created or paused)
+        return super().state_actions(paused, created) + (["restart"] if restart else [])
 
 
 def main():
-    argument_spec = deployment_argument_spec()
-    argument_spec.update(
+    argument_spec = deployment_argument_spec(
         state=dict(type="str", choices=["present", "absent", "paused", "restarted"], default="present"),
         scaling=dict(type="dict", options=SCALING_OPTIONS),
         spot=dict(type="bool", aliases=["is_spot"]),
         template=dict(type="dict", options=TEMPLATE_OPTIONS),
     )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
     module = CloudComputeModule(
         argument_spec=argument_spec,
         mutually_exclusive=[("template", "containers"), ("template", "container_registry_settings")],

@@ -117,19 +117,11 @@ container_deployments:
       type: bool
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import exit_deployment_info
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            name=dict(type="str"),
-            include=dict(type="list", elements="str", choices=["status", "replicas"], default=["status"]),
-            status=dict(type="list", elements="str"),
-        ),
-    )
-    exit_deployment_info(module, "container_deployments", "/container-deployments")
+    exit_deployment_info("container_deployments", "/container-deployments", parts=["status", "replicas"])
 
 
 if __name__ == "__main__":

@@ -143,16 +143,14 @@ class FileSecret(SecretRecord):
             self.contents = read_src(self.params["src"])
         else:
             self.contents = dict((name, to_bytes(content or "")) for name, content in self.params["files"].items())
-        bad = sorted(name for name in self.contents if not name or "/" in name or name in (".", ".."))
+        bad = ", ".join(repr(name) for name in sorted(self.contents) if not name or "/" in name or name in (".", ".."))
         if bad:
-            raise ModuleFailure(
-                "file names must be base names without a directory: {}".format(", ".join(repr(name) for name in bad))
-            )
+            raise ModuleFailure(f"file names must be base names without a directory: {bad}")
         if not self.contents:
             raise ModuleFailure("files is empty: give at least one file")
         size = sum(len(content) for content in self.contents.values())
         if size > MAX_CONTENT_BYTES:
-            raise ModuleFailure("the files hold %d bytes; a file secret holds at most %d" % (size, MAX_CONTENT_BYTES))
+            raise ModuleFailure(f"the files hold {size} bytes; a file secret holds at most {MAX_CONTENT_BYTES}")
 
     def body(self):
         return {

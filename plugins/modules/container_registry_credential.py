@@ -155,19 +155,17 @@ class RegistryCredential(SecretRecord):
 
     def validate(self):
         super().validate()
-        registry_type = self.params["registry_type"]
         if self.params["state"] != "present":
             return
+        registry_type = self.params["registry_type"]
         wanted = TYPE_FIELDS[registry_type]
-        missing = [field for field in wanted if not self.params[field]]
+        missing = ", ".join(field for field in wanted if not self.params[field])
         if missing:
-            raise ModuleFailure("registry_type={} needs {}".format(registry_type, ", ".join(missing)))
-        foreign = [field for field in ALL_FIELDS if field not in wanted and self.params[field] is not None]
+            raise ModuleFailure(f"registry_type={registry_type} needs {missing}")
+        foreign = ", ".join(field for field in ALL_FIELDS if field not in wanted and self.params[field] is not None)
         if foreign:
             raise ModuleFailure(
-                "{}: not a field of registry_type={} (it takes {})".format(
-                    ", ".join(foreign), registry_type, ", ".join(wanted)
-                )
+                f"{foreign}: not a field of registry_type={registry_type} (it takes {', '.join(wanted)})"
             )
 
     def body(self):

@@ -170,12 +170,13 @@ queue_purged:
   type: bool
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
-    WAIT_ARGUMENT_SPEC,
-    CloudComputeModule,
-    ModuleFailure,
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
+    DEPLOYMENT_CHECKS,
+    Deployment,
+    at_least,
+    deployment_argument_spec,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import Deployment, deployment_argument_spec
 
 SCALING_OPTIONS = dict(
     max_replica_count=dict(type="int"),
@@ -193,43 +194,32 @@ class JobDeployment(Deployment):
     going_away = ("terminating",)
     view_fields = ("compute", "scaling", "container_registry_settings")
 
+    checks = DEPLOYMENT_CHECKS + tuple(
+        (f"scaling.{option}", at_least(1), f"scaling.{option}: must be at least 1") for option in SCALING_OPTIONS
+    )
+
     def validate(self):
         super().validate()
-        for option, value in (self.params["scaling"] or {}).items():
-            if value is not None and value < 1:
-                raise ModuleFailure(f"scaling.{option}: must be at least 1")
         if self.params["purge_queue"] and self.params["state"] == "absent":
             raise ModuleFailure("purge_queue does not apply to state=absent (deleting drops the queue)")
 
     def state_actions(self, paused, created):
-        actions = []
-        if self.params["purge_queue"] and not created:
-            actions.append("purge-queue")  # first: nothing queued starts on a resume
-        if self.params["state"] == "paused":
-            if not paused:
-                actions.append("pause")
-        elif paused:
-            actions.append("resume")
-        return actions
+        # the purge first: nothing queued starts on a resume
+        purge = ["purge-queue"] if self.params["purge_queue"] and not created else []
+        return purge + super().state_actions(paused, created)
 
     def result(self, changed, before, after):
-        result = super().result(changed, before, after)
-        result["queue_purged"] = bool(
-            self.params["purge_queue"] and before is not None and self.params["state"] != "absent"
-        )
-        return result
+        purged = self.params["purge_queue"] and before is not None and self.params["state"] != "absent"
+        return dict(super().result(changed, before, after), queue_purged=bool(purged))
 
 
 def main():
-    argument_spec = deployment_argument_spec()
-    argument_spec.update(
+    argument_spec = deployment_argument_spec(
         state=dict(type="str", choices=["present", "absent", "paused"], default="present"),
         scaling=dict(type="dict", options=SCALING_OPTIONS),
         purge_queue=dict(type="bool", default=False),
     )
-    argument_spec.update(WAIT_ARGUMENT_SPEC)
-    module = CloudComputeModule(argument_spec=argument_spec)
-    JobDeployment(module).run()
+    JobDeployment(CloudComputeModule(argument_spec=argument_spec)).run()
 
 
 if __name__ == "__main__":

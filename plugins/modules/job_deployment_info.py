@@ -101,19 +101,11 @@ job_deployments:
       type: dict
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import exit_deployment_info
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            name=dict(type="str"),
-            include=dict(type="list", elements="str", choices=["status"], default=["status"]),
-            status=dict(type="list", elements="str"),
-        ),
-    )
-    exit_deployment_info(module, "job_deployments", "/job-deployments")
+    exit_deployment_info("job_deployments", "/job-deployments", parts=["status"])
 
 
 if __name__ == "__main__":

@@ -74,6 +74,7 @@ secrets:
       sample: [config.yaml]
 """
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._secrets import KINDS, list_records
 
@@ -85,14 +86,13 @@ def main():
             name=dict(type="str"),
         ),
     )
-
-    def read():
-        records = list_records(module.client, module.params["kind"])
-        if module.params["name"] is not None:
-            records = [record for record in records if record.get("name") == module.params["name"]]
-        return records
-
-    module.exit_json(changed=False, secrets=module.run(read))
+    exit_list_info(
+        module,
+        "secrets",
+        KINDS[module.params["kind"]][0],
+        filters=(Filter("name", "name", exactly),),
+        list_all=lambda: list_records(module.client, module.params["kind"]),
+    )
 
 
 if __name__ == "__main__":
