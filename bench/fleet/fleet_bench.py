@@ -192,8 +192,10 @@ def main():
                    "output": "\n".join(one["output"] for one in runs), "returncode": max(one["returncode"] for one in runs)}
             print("%.1f s" % run["wall"], flush=True)
             log = _common.api_calls(emulator)
-            left = requests.get("%s/instances" % emulator.api_url, timeout=10,
-                                headers={"Authorization": "Bearer %s" % emulator.access_token()}).json()
+            # from the emulator's store, not GET /instances: the fleet may have used up that
+            # endpoint's rate-limit window, and the error object would count as instances
+            left = [record for record in emulator.control.resources("instances")
+                    if not record.get("removed_at") and record.get("status") != "deleted"]
             with open(os.path.join(workdir, "output.txt"), "w") as handle:
                 handle.write(run["output"])
             with open(os.path.join(workdir, "requests.json"), "w") as handle:
