@@ -319,12 +319,7 @@ from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
-    current_tags,
-    matches_tag_filter,
-    normalize_tag_filter,
-    tag_filter_query,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils import _tags
 
 display = Display()
 
@@ -365,7 +360,6 @@ WORKER_CLUSTER_FIELDS = {
     "cluster_type": "cluster_type",
     "location": "location",
 }
-NO_PROXY_JUMP = "workers have no ProxyJump because their jump host has no usable address"
 # Fields this plugin reads from every record: each must be a string or null.
 TEXT_FIELDS = ("hostname", "status", "location", "instance_type", "cluster_type", "ip", "private_ip", "public_ip")
 JSON_TYPES = {bool: "a boolean", int: "a number", float: "a number", str: "a string", dict: "an object", list: "a list"}
@@ -422,10 +416,9 @@ class Criteria:
             raise AnsibleParserError(
                 f"cloudcompute inventory: {option}.tags must be a dictionary {{key: value}}, got {tags!r}"
             )
-        values["tags"] = normalize_tag_filter(tags)
-        # An empty list of values filters nothing.
+        values["tags"] = _tags.normalize_tag_filter(tags)
+        # The filters given: an empty list of values filters nothing.
         self.values = {name: wanted for name, wanted in values.items() if wanted}
-        self.given = frozenset(self.values)
 
     def instance_query(self):
         """Query parameters of GET /instances: what the API can filter itself."""
@@ -434,20 +427,20 @@ class Criteria:
         if len(statuses) == 1:
             query["status"] = next(iter(statuses))
         if "tags" in self.values:
-            query["tag"] = tag_filter_query(self.values["tags"])
+            query["tag"] = _tags.tag_filter_query(self.values["tags"])
         return query
 
     def keeps(self, record, kind):
         """Does the record match every filter given that applies to its kind?"""
-        return all(self._matches(record, name) for name in self.given & KIND_FILTERS[kind])
+        return all(self._matches(record, name) for name in self.values.keys() & KIND_FILTERS[kind])
 
     def excludes(self, record, kind):
         """Does the record match this exclusion: every filter given applies to its kind and matches?"""
-        return self.given <= KIND_FILTERS[kind] and self.keeps(record, kind)
+        return self.values.keys() <= KIND_FILTERS[kind] and self.keeps(record, kind)
 
     def _matches(self, record, name):
         if name == "tags":
-            return matches_tag_filter(record, self.values["tags"])
+            return _tags.matches_tag_filter(record, self.values["tags"])
         return record.get(name) in self.values[name]
 
 
@@ -460,7 +453,7 @@ class Selection:
             raise AnsibleParserError(f"cloudcompute inventory: exclude must be a list of filters, got {exclude!r}")
         self.exclusions = [Criteria(entry, "exclude[%d]" % index) for index, entry in enumerate(exclude)]
         for index, exclusion in enumerate(self.exclusions):
-            if not exclusion.given:
+            if not exclusion.values:
                 raise AnsibleParserError(
                     "cloudcompute inventory: exclude[%d] gives no filter, so it would exclude every host" % index
                 )
@@ -691,7 +684,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 if proxy_jump and "ansible_host" in hostvars:
                     hostvars["ansible_ssh_common_args"] = proxy_jump
                 if not proxy_jump:
-                    self.unaddressed.setdefault(NO_PROXY_JUMP, []).append(name)
+                    reason = "workers have no ProxyJump because their jump host has no usable address"
+                    self.unaddressed.setdefault(reason, []).append(name)
                 hosts.append(worker_host)
         return hosts
 
@@ -703,7 +697,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         hostvars = {self.prefix + key: value for key, value in record.items() if key not in UNEXPOSED_FIELDS}
         if cluster is not None:
             hostvars.update((self.prefix + name, cluster.get(field)) for name, field in WORKER_CLUSTER_FIELDS.items())
-        hostvars[self.prefix + "tags"] = current_tags(owner)
+        hostvars[self.prefix + "tags"] = _tags.current_tags(owner)
         hostvars[self.prefix + "host_kind"] = kind
         hostvars[self.prefix + "project"] = project
         groups = [
@@ -793,13 +787,12 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 inventory.set_variable(name, variable, value)
             for group in groups:
                 inventory.add_child(group, name)
-            # The constructed options template per host: skip them entirely when unused.
+            # The constructed options template per host; Ansible's helpers return at once when
+            # theirs is empty, but compose's variables would be gathered first.
             if compose:
                 self._set_composite_vars(compose, inventory.get_host(name).get_vars(), name, strict=strict)
-            if composed_groups:
-                self._add_host_to_composed_groups(composed_groups, hostvars, name, strict=strict)
-            if keyed_groups:
-                self._add_host_to_keyed_groups(keyed_groups, hostvars, name, strict=strict)
+            self._add_host_to_composed_groups(composed_groups, hostvars, name, strict=strict)
+            self._add_host_to_keyed_groups(keyed_groups, hostvars, name, strict=strict)
 
 
 def without_secrets(instances_text):
@@ -952,8 +945,5 @@ def _age(entry):
 
 def _some(names):
     shown = ", ".join(names[:MAX_NAMES_IN_A_MESSAGE])
-    return (
-        shown
-        if len(names) <= MAX_NAMES_IN_A_MESSAGE
-        else "%s and %d more" % (shown, len(names) - MAX_NAMES_IN_A_MESSAGE)
-    )
+    unshown = len(names) - MAX_NAMES_IN_A_MESSAGE
+    return "%s and %d more" % (shown, unshown) if unshown > 0 else shown
