@@ -360,6 +360,7 @@ WORKER_CLUSTER_FIELDS = {
     "cluster_type": "cluster_type",
     "location": "location",
 }
+NO_PROXY_JUMP = "workers have no ProxyJump because their jump host has no usable address"
 # Fields this plugin reads from every record: each must be a string or null.
 TEXT_FIELDS = ("hostname", "status", "location", "instance_type", "cluster_type", "ip", "private_ip", "public_ip")
 JSON_TYPES = {bool: "a boolean", int: "a number", float: "a number", str: "a string", dict: "an object", list: "a list"}
@@ -646,7 +647,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self.names_taken = set()
         # Hosts kept without ansible_host (by connect option) or without a way through their
         # jump host, by reason: named once, at -v, rather than dropped.
-        self.unaddressed = {}
+        self.unaddressed = collections.defaultdict(list)
         self.several_projects = len(listing) > 1
         connect_with = self.get_option("connect_with")
         worker_connect_with = self.get_option("worker_connect_with")
@@ -680,12 +681,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         for worker in cluster.get("worker_nodes") or ():
             if self.selection.keeps(worker, "worker"):
                 name, hostvars, _groups = worker_host = self._host(worker, project, "worker", cluster)
-                # A worker reached at an unusable address gets no connection variables at all.
-                if proxy_jump and "ansible_host" in hostvars:
-                    hostvars["ansible_ssh_common_args"] = proxy_jump
                 if not proxy_jump:
-                    reason = "workers have no ProxyJump because their jump host has no usable address"
-                    self.unaddressed.setdefault(reason, []).append(name)
+                    self.unaddressed[NO_PROXY_JUMP].append(name)
+                elif "ansible_host" in hostvars:  # a worker at an unusable address gets no connection variables
+                    hostvars["ansible_ssh_common_args"] = proxy_jump
                 hosts.append(worker_host)
         return hosts
 
@@ -723,7 +722,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             reason = (
                 f"hosts have no {connect_with}, so ansible_host is not set and Ansible connects to their inventory name"
             )
-            self.unaddressed.setdefault(reason, []).append(name)
+            self.unaddressed[reason].append(name)
         return name, hostvars, groups
 
     @staticmethod
