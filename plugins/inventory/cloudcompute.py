@@ -363,7 +363,8 @@ WORKER_CLUSTER_FIELDS = {
 NO_PROXY_JUMP = "workers have no ProxyJump because their jump host has no usable address"
 # Fields this plugin reads from every record: each must be a string or null.
 TEXT_FIELDS = ("hostname", "status", "location", "instance_type", "cluster_type", "ip", "private_ip", "public_ip")
-JSON_TYPES = {bool: "a boolean", int: "a number", float: "a number", str: "a string", dict: "an object", list: "a list"}
+# What a JSON value is, in messages (bool first: a boolean is also an int in Python).
+JSON_TYPES = ((bool, "a boolean"), ((int, float), "a number"), (str, "a string"), (dict, "an object"), (list, "a list"))
 # The inventory runs at the start of every playbook and has its cache to fall back on: it
 # waits out fewer 429s and transient failures than a module task would.
 RATE_LIMIT_RETRIES = 2
@@ -925,7 +926,9 @@ def _is_a(value, kind):
 
 
 def _json_type(value):
-    return "null" if value is None else JSON_TYPES[type(value)]
+    if value is None:
+        return "null"
+    return next(name for kind, name in JSON_TYPES if isinstance(value, kind))
 
 
 def _string_set(value, name):
