@@ -303,6 +303,8 @@ plugin: cloudcompute.cloud.cloudcompute
 #   6238643532316566...
 """
 
+import collections
+import functools
 import ipaddress
 import json
 import os
@@ -310,18 +312,14 @@ import re
 import shlex
 import time
 
+import ansible.errors
 import ansible.template
 from ansible import constants as C
 from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
-    current_tags,
-    matches_tag_filter,
-    normalize_tag_filter,
-    tag_filter_query,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils import _tags
 
 display = Display()
 
@@ -338,7 +336,8 @@ CREDENTIAL_VARIABLES = {
     "client_secret": "CLOUDCOMPUTE_CLIENT_SECRET",
 }
 PROJECT_OPTIONS = ("name", "api_url", "client_id", "client_secret")
-FILTER_NAMES = ("status", "location", "instance_type", "cluster_type", "tags")
+LIST_FILTERS = ("status", "location", "instance_type", "cluster_type")
+FILTER_NAMES = LIST_FILTERS + ("tags",)
 # The filters that apply to each kind of host (a worker's location and tags are its cluster's,
 # which the cluster's own filters decide).
 KIND_FILTERS = {
@@ -354,8 +353,18 @@ UNEXPOSED_FIELDS = frozenset(["jupyter_token"])
 # address for their jump host, so private_ip finds none there).
 INSTANCE_ADDRESS_FIELDS = {"public_ip": "ip", "private_ip": "private_ip", "hostname": "hostname"}
 WORKER_ADDRESS_FIELDS = {"public_ip": "public_ip", "private_ip": "private_ip", "hostname": "hostname"}
+# A worker's host variables that come from its cluster: {variable: cluster field}.
+WORKER_CLUSTER_FIELDS = {
+    "cluster_id": "id",
+    "cluster_hostname": "hostname",
+    "cluster_type": "cluster_type",
+    "location": "location",
+}
+NO_PROXY_JUMP = "workers have no ProxyJump because their jump host has no usable address"
 # Fields this plugin reads from every record: each must be a string or null.
 TEXT_FIELDS = ("hostname", "status", "location", "instance_type", "cluster_type", "ip", "private_ip", "public_ip")
+# What a JSON value is, in messages (bool first: a boolean is also an int in Python).
+JSON_TYPES = ((bool, "a boolean"), ((int, float), "a number"), (str, "a string"), (dict, "an object"), (list, "a list"))
 # The inventory runs at the start of every playbook and has its cache to fall back on: it
 # waits out fewer 429s and transient failures than a module task would.
 RATE_LIMIT_RETRIES = 2
@@ -380,10 +389,9 @@ MAX_NAMES_IN_A_MESSAGE = 10
 API_DATA_TEMPLATED = not hasattr(ansible.template, "trust_as_template")
 if API_DATA_TEMPLATED:
     from ansible.utils.unsafe_proxy import wrap_var
-try:
-    from ansible.errors import AnsibleRequiredOptionError
-except ImportError:  # ansible-core < 2.19: a plain AnsibleError with this text
-    AnsibleRequiredOptionError = None
+# A required option not set: its own error class from ansible-core 2.19 on (isinstance of an
+# empty tuple is false), before that a plain AnsibleError with this text.
+REQUIRED_OPTION_ERROR = getattr(ansible.errors, "AnsibleRequiredOptionError", ())
 MISSING_OPTION_TEXT = "No setting was provided for required configuration"
 
 
@@ -396,9 +404,7 @@ class Criteria:
     must match. ``defaults`` are the values of filters not given."""
 
     def __init__(self, spec, option, defaults=None):
-        if not isinstance(spec, dict):
-            raise AnsibleParserError(f"cloudcompute inventory: {option} must be a dictionary, got {spec!r}")
-        unknown = sorted(str(name) for name in set(spec) - set(FILTER_NAMES))
+        unknown = _unknown_keys(spec, option, FILTER_NAMES)
         if unknown:
             raise AnsibleParserError(
                 "cloudcompute inventory: unknown {} {} (known: {})".format(
@@ -406,18 +412,15 @@ class Criteria:
                 )
             )
         spec = dict(defaults or {}, **spec)
-        self.values = {}
-        for name in ("status", "location", "instance_type", "cluster_type"):
-            values = _string_set(spec.get(name), f"{option}.{name}")
-            if values:
-                self.values[name] = values
+        values = {name: _string_set(spec.get(name), f"{option}.{name}") for name in LIST_FILTERS}
         tags = spec.get("tags") or {}
         if not isinstance(tags, dict):
             raise AnsibleParserError(
                 f"cloudcompute inventory: {option}.tags must be a dictionary {{key: value}}, got {tags!r}"
             )
-        self.tags = normalize_tag_filter(tags)
-        self.given = frozenset(self.values) | (frozenset(["tags"]) if self.tags else frozenset())
+        values["tags"] = _tags.normalize_tag_filter(tags)
+        # The filters given: an empty list of values filters nothing.
+        self.values = {name: wanted for name, wanted in values.items() if wanted}
 
     def instance_query(self):
         """Query parameters of GET /instances: what the API can filter itself."""
@@ -425,21 +428,21 @@ class Criteria:
         statuses = self.values.get("status", ())
         if len(statuses) == 1:
             query["status"] = next(iter(statuses))
-        if self.tags:
-            query["tag"] = tag_filter_query(self.tags)
+        if "tags" in self.values:
+            query["tag"] = _tags.tag_filter_query(self.values["tags"])
         return query
 
     def keeps(self, record, kind):
         """Does the record match every filter given that applies to its kind?"""
-        return all(self._matches(record, name) for name in self.given & KIND_FILTERS[kind])
+        return all(self._matches(record, name) for name in self.values.keys() & KIND_FILTERS[kind])
 
     def excludes(self, record, kind):
         """Does the record match this exclusion: every filter given applies to its kind and matches?"""
-        return self.given <= KIND_FILTERS[kind] and self.keeps(record, kind)
+        return self.values.keys() <= KIND_FILTERS[kind] and self.keeps(record, kind)
 
     def _matches(self, record, name):
         if name == "tags":
-            return matches_tag_filter(record, self.tags)
+            return _tags.matches_tag_filter(record, self.values["tags"])
         return record.get(name) in self.values[name]
 
 
@@ -452,13 +455,10 @@ class Selection:
             raise AnsibleParserError(f"cloudcompute inventory: exclude must be a list of filters, got {exclude!r}")
         self.exclusions = [Criteria(entry, "exclude[%d]" % index) for index, entry in enumerate(exclude)]
         for index, exclusion in enumerate(self.exclusions):
-            if not exclusion.given:
+            if not exclusion.values:
                 raise AnsibleParserError(
                     "cloudcompute inventory: exclude[%d] gives no filter, so it would exclude every host" % index
                 )
-
-    def instance_query(self):
-        return self.filters.instance_query()
 
     def keeps(self, record, kind):
         return self.filters.keeps(record, kind) and not any(
@@ -477,12 +477,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         try:
             self._read_config_data(path)
         except AnsibleError as error:
-            missing_option = (
-                isinstance(error, AnsibleRequiredOptionError)
-                if AnsibleRequiredOptionError
-                else MISSING_OPTION_TEXT in error.message
-            )
-            if not missing_option:
+            if not isinstance(error, REQUIRED_OPTION_ERROR) and MISSING_OPTION_TEXT not in str(error.message):
                 raise
             # Ansible names the option; add where else it can come from.
             raise AnsibleParserError(
@@ -490,17 +485,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                     error.message, path, ", ".join(CREDENTIAL_VARIABLES.values())
                 )
             )
-        prefix = self.get_option("hostvars_prefix") or ""
-        if not VARIABLE_PREFIX.match(prefix):
+        self.prefix = self.get_option("hostvars_prefix") or ""
+        if not VARIABLE_PREFIX.match(self.prefix):
             raise AnsibleParserError(
-                f"cloudcompute inventory: hostvars_prefix {prefix!r} is not the start of a variable name "
+                f"cloudcompute inventory: hostvars_prefix {self.prefix!r} is not the start of a variable name "
                 "(letters, digits and _, not starting with a digit)"
             )
-        self.prefix = prefix
         self.selection = Selection(self.get_option("filters"), self.get_option("exclude") or [])
-        self.cache_key = None
-        listing = self._load_listing(path, use_cache=cache)
-        self._populate(listing)
+        self._populate(self._load_listing(path, use_cache=cache))
 
     def update_cache_if_changed(self):
         """Write the inventory cache readable by its owner only, whatever the umask: it lists the
@@ -532,47 +524,12 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         return str(value)
 
     def _connections(self):
-        """The connection options of each project: ``projects``, else the top-level credentials."""
-        common = {
-            "api_url": self._templated(self.get_option("api_url")),
-            "token_cache": self._templated(self.get_option("token_cache")),
-            "validate_certs": self.get_option("validate_certs"),
-            "request_timeout": self.get_option("request_timeout"),
-        }
+        """(name, connection options) of each project: ``projects``, else the top-level credentials."""
         projects = self.get_option("projects")
         if not projects:
-            projects = [{"client_id": self.get_option("client_id"), "client_secret": self.get_option("client_secret")}]
-        connections = []
-        for index, project in enumerate(projects):
-            where = "projects[%d]" % index if self.get_option("projects") else None
-            if not isinstance(project, dict):
-                raise AnsibleParserError(f"cloudcompute inventory: {where} must be a dictionary, got {project!r}")
-            unknown = sorted(str(name) for name in set(project) - set(PROJECT_OPTIONS))
-            if unknown:
-                raise AnsibleParserError(
-                    "cloudcompute inventory: unknown options {} in {} (known: {})".format(
-                        ", ".join(unknown), where, ", ".join(PROJECT_OPTIONS)
-                    )
-                )
-            connection = dict(common)
-            connection.update(
-                (name, self._templated(value))
-                for name, value in project.items()
-                if name != "name" and value is not None
-            )
-            missing = [name for name in CREDENTIAL_VARIABLES if not connection.get(name)]
-            if missing:
-                if where:
-                    raise AnsibleParserError(
-                        "cloudcompute inventory: {} has no {}".format(where, " and no ".join(missing))
-                    )
-                raise AnsibleParserError(
-                    "cloudcompute inventory: {} empty (set in the configuration file or as {})".format(
-                        " and ".join(missing), ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)
-                    )
-                )
-            connection["api_url"] = connection["api_url"].rstrip("/")
-            connections.append((str(project.get("name") or connection["client_id"]), connection))
+            credentials = {name: self.get_option(name) for name in ("client_id", "client_secret")}
+            return [self._connection(credentials, None)]
+        connections = [self._connection(project, "projects[%d]" % index) for index, project in enumerate(projects)]
         names = [name for name, _connection in connections]
         if len(set(names)) != len(names):
             raise AnsibleParserError(
@@ -582,6 +539,37 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             )
         return connections
 
+    def _connection(self, project, where):
+        """(name, connection options) of one project; ``where`` names its entry of ``projects``
+        (None: the top-level credentials)."""
+        unknown = _unknown_keys(project, where, PROJECT_OPTIONS)
+        if unknown:
+            raise AnsibleParserError(
+                "cloudcompute inventory: unknown options {} in {} (known: {})".format(
+                    ", ".join(unknown), where, ", ".join(PROJECT_OPTIONS)
+                )
+            )
+        connection = {
+            "api_url": self._templated(self.get_option("api_url")),
+            "token_cache": self._templated(self.get_option("token_cache")),
+            "validate_certs": self.get_option("validate_certs"),
+            "request_timeout": self.get_option("request_timeout"),
+        }
+        connection.update(
+            (name, self._templated(value)) for name, value in project.items() if name != "name" and value is not None
+        )
+        missing = [name for name in CREDENTIAL_VARIABLES if not connection.get(name)]
+        if missing and where:
+            raise AnsibleParserError("cloudcompute inventory: {} has no {}".format(where, " and no ".join(missing)))
+        if missing:
+            raise AnsibleParserError(
+                "cloudcompute inventory: {} empty (set in the configuration file or as {})".format(
+                    " and ".join(missing), ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)
+                )
+            )
+        connection["api_url"] = connection["api_url"].rstrip("/")
+        return str(project.get("name") or connection["client_id"]), connection
+
     def _load_listing(self, path, use_cache):
         """The API's answers per project: from the cache when it holds fresh ones for this
         query, else fetched."""
@@ -590,12 +578,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         # makes them a different listing.
         source = {
             "projects": [[name, connection["api_url"], connection["client_id"]] for name, connection in connections],
-            "instances_query": self.selection.instance_query(),
+            "instances_query": self.selection.filters.instance_query(),
             "clusters": bool(self.get_option("include_clusters")),
         }
-        caching = bool(self.get_option("cache"))
-        self.cache_key = self.get_cache_key(path) if caching else None
-        cached = self._fresh_cache_entry(self.cache_key, source) if caching else None
+        self.cache_key = self.get_cache_key(path) if self.get_option("cache") else None
+        cached = self._fresh_cache_entry(source) if self.cache_key else None
         if cached is not None and use_cache:
             display.vvv(f"cloudcompute inventory: using the cached API answers from {_age(cached)}")
             return decode_listing(cached)
@@ -607,15 +594,12 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             display.warning(f"cloudcompute inventory: {failure}; using the cached API answers from {_age(cached)}")
             return decode_listing(cached)
         listing = decode_listing(fetched)
-        if caching:
+        if self.cache_key:
             self._cache[self.cache_key] = fetched
         return listing
 
-    def _fresh_cache_entry(self, cache_key, source):
-        try:
-            entry = self._cache[cache_key]
-        except KeyError:
-            return None
+    def _fresh_cache_entry(self, source):
+        entry = self._cache.get(self.cache_key)
         if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT or entry.get("source") != source:
             return None
         # Count the age from the fetch itself, whatever the cache plugin's own idea of expiry is
@@ -636,7 +620,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             )
         started = time.time()
         projects = []
-        requests_made = token_requests = 0
+        stats = collections.Counter()
         for name, connection in connections:
             client = _api.ApiClient(
                 max_rate_limit_retries=RATE_LIMIT_RETRIES, max_transient_retries=TRANSIENT_RETRIES, **connection
@@ -650,146 +634,112 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 raise FetchFailed(f"project {name}: {error}" if len(connections) > 1 else str(error))
             for note in client.notes:
                 display.vvv(f"cloudcompute inventory: {note}")
-            requests_made += client.stats["requests"]
-            token_requests += client.stats["token_requests"]
+            stats.update(client.stats)
             projects.append({"name": name, "instances": without_secrets(instances), "clusters": clusters})
         display.vv(
             "cloudcompute inventory: %d API requests (%d token exchanges) in %.2f s"
-            % (requests_made, token_requests, time.time() - started)
+            % (stats["requests"], stats["token_requests"], time.time() - started)
         )
         return {"format": CACHE_FORMAT, "fetched_at": time.time(), "source": source, "projects": projects}
 
     # --------------------------------------------------------------------------- hosts
 
     def _populate(self, listing):
+        self.names_taken = set()
+        # Hosts kept without ansible_host (by connect option) or without a way through their
+        # jump host, by reason: named once, at -v, rather than dropped.
+        self.unaddressed = collections.defaultdict(list)
+        self.several_projects = len(listing) > 1
         connect_with = self.get_option("connect_with")
         worker_connect_with = self.get_option("worker_connect_with")
-        selection = self.selection
-        # Hosts kept without ansible_host (by connect option) or without a way through their
-        # jump host: reported once, at -v, rather than dropped.
-        self.unaddressed = {}
-        self.workers_without_proxy_jump = []
-        self.names_taken = set()
-        self.group_names = {}
-        self.several_projects = len(listing) > 1
+        # Per kind of host: the connect option (as messages name it) and the API field it reads.
+        self.address_fields = {
+            "instance": (connect_with, INSTANCE_ADDRESS_FIELDS[connect_with]),
+            "jump_host": (connect_with, INSTANCE_ADDRESS_FIELDS[connect_with]),
+            "worker": ("worker " + worker_connect_with, WORKER_ADDRESS_FIELDS[worker_connect_with]),
+        }
         hosts = []
-        instance_address = INSTANCE_ADDRESS_FIELDS[connect_with]
-        include_clusters = self.get_option("include_clusters")
-        include_workers = self.get_option("include_workers")
-        worker_address = WORKER_ADDRESS_FIELDS[worker_connect_with]
+        # The clusters answer is empty with include_clusters=false: it was not requested.
         for project, instances, clusters in listing:
             for instance in instances:
-                if selection.keeps(instance, "instance"):
-                    hosts.append(
-                        self._resource_host(
-                            instance,
-                            project,
-                            "instance",
-                            ("instance_type", instance.get("instance_type")),
-                            instance_address,
-                            connect_with,
-                        )
-                    )
-            if not include_clusters:
-                continue
+                if self.selection.keeps(instance, "instance"):
+                    hosts.append(self._host(instance, project, "instance"))
             for cluster in clusters:
-                if not selection.keeps(cluster, "cluster"):
-                    continue
-                jump_host = self._resource_host(
-                    cluster, project, "jump_host", ("cluster", cluster.get("hostname")), instance_address, connect_with
-                )
-                hosts.append(jump_host)
-                if include_workers:
-                    proxy_jump = self._proxy_jump_argument(jump_host)
-                    for worker in cluster.get("worker_nodes") or ():
-                        if selection.keeps(worker, "worker"):
-                            worker_host = self._worker_host(
-                                worker, cluster, project, worker_address, worker_connect_with, proxy_jump
-                            )
-                            hosts.append(worker_host)
-                            if not proxy_jump:
-                                self.workers_without_proxy_jump.append(worker_host[0])
+                if self.selection.keeps(cluster, "cluster"):
+                    hosts.extend(self._cluster_hosts(cluster, project))
         self._add_to_inventory(hosts)
-        for connect_option, names in sorted(self.unaddressed.items()):
-            display.v(
-                "cloudcompute inventory: %d hosts have no %s, so ansible_host is not set and Ansible connects "
-                "to their inventory name: %s" % (len(names), connect_option, _some(names))
-            )
-        if self.workers_without_proxy_jump:
-            names = self.workers_without_proxy_jump
-            display.v(
-                "cloudcompute inventory: %d workers have no ProxyJump because their jump host has no usable address: %s"
-                % (len(names), _some(names))
-            )
+        for reason, names in sorted(self.unaddressed.items()):
+            display.v("cloudcompute inventory: %d %s: %s" % (len(names), reason, _some(names)))
 
-    def _resource_host(self, resource, project, kind, own_group, address_field, connect_with):
-        """An instance or a cluster's jump host, its API fields as host vars; grouped by kind,
-        location, status and ``own_group`` (instance type, or cluster), a (name, value) pair."""
-        prefix = self.prefix
-        hostvars = {prefix + key: value for key, value in resource.items() if key not in UNEXPOSED_FIELDS}
-        hostvars[prefix + "tags"] = current_tags(resource)
-        hostvars[prefix + "host_kind"] = kind
+    def _cluster_hosts(self, cluster, project):
+        """The cluster's jump host and (unless include_workers is false) its workers, reached
+        through the jump host."""
+        jump_host = self._host(cluster, project, "jump_host")
+        hosts = [jump_host]
+        if not self.get_option("include_workers"):
+            return hosts
+        proxy_jump = self._proxy_jump_argument(jump_host[1].get("ansible_host"))
+        for worker in cluster.get("worker_nodes") or ():
+            if self.selection.keeps(worker, "worker"):
+                name, hostvars, _groups = worker_host = self._host(worker, project, "worker", cluster)
+                if not proxy_jump:
+                    self.unaddressed[NO_PROXY_JUMP].append(name)
+                elif "ansible_host" in hostvars:  # a worker at an unusable address gets no connection variables
+                    hostvars["ansible_ssh_common_args"] = proxy_jump
+                hosts.append(worker_host)
+        return hosts
+
+    def _host(self, record, project, kind, cluster=None):
+        """(inventory name, host variables, default groups) of an instance, a cluster's jump host
+        (the cluster's record) or a worker of ``cluster``: the record's API fields as host
+        variables, grouped by kind, location, status and instance type or cluster."""
+        owner = record if cluster is None else cluster  # whose location, tags and cluster these are
+        hostvars = {self.prefix + key: value for key, value in record.items() if key not in UNEXPOSED_FIELDS}
+        if cluster is not None:
+            hostvars.update((self.prefix + name, cluster.get(field)) for name, field in WORKER_CLUSTER_FIELDS.items())
+        hostvars[self.prefix + "tags"] = _tags.current_tags(owner)
+        hostvars[self.prefix + "host_kind"] = kind
+        hostvars[self.prefix + "project"] = project
         groups = [
             KIND_GROUPS[kind],
-            self._group_name("location", resource.get("location")),
-            self._group_name("status", resource.get("status")),
-            self._group_name(*own_group),
+            group_name("location", owner.get("location")),
+            group_name("status", record.get("status")),
+            group_name("instance_type", record.get("instance_type"))
+            if kind == "instance"
+            else group_name("cluster", owner.get("hostname")),
         ]
-        return self._host(resource, project, hostvars, groups, resource.get(address_field), connect_with)
-
-    def _worker_host(self, worker, cluster, project, address_field, connect_with, proxy_jump):
-        prefix = self.prefix
-        hostvars = {prefix + key: value for key, value in worker.items() if key not in UNEXPOSED_FIELDS}
-        hostvars[prefix + "cluster_id"] = cluster.get("id")
-        hostvars[prefix + "cluster_hostname"] = cluster.get("hostname")
-        hostvars[prefix + "cluster_type"] = cluster.get("cluster_type")
-        hostvars[prefix + "location"] = cluster.get("location")
-        hostvars[prefix + "tags"] = current_tags(cluster)
-        hostvars[prefix + "host_kind"] = "worker"
-        groups = [
-            KIND_GROUPS["worker"],
-            self._group_name("location", cluster.get("location")),
-            self._group_name("status", worker.get("status")),
-            self._group_name("cluster", cluster.get("hostname")),
-        ]
-        host = self._host(worker, project, hostvars, groups, worker.get(address_field), "worker " + connect_with)
-        # A worker reached at an unusable address gets no connection variables at all.
-        if proxy_jump and "ansible_host" in host[1]:
-            host[1]["ansible_ssh_common_args"] = proxy_jump
-        return host
-
-    def _group_name(self, category, value):
-        # Thousands of hosts share a handful of values: name each group once.
-        key = (category, value)
-        name = self.group_names.get(key)
-        if name is None:
-            name = self.group_names[key] = group_name(category, value)
-        return name
-
-    def _host(self, record, project, hostvars, groups, address, connect_with):
-        """(inventory name, host variables, default groups) of one host."""
-        hostvars[self.prefix + "project"] = project
         if self.several_projects:
-            groups.append(self._group_name("project", project))
+            groups.append(group_name("project", project))
         if API_DATA_TEMPLATED:
             # Every value came from the API: mark it unsafe, so that nothing in it is ever
             # templated (the hostname option and the constructed options template over them).
             hostvars = wrap_var(hostvars)
+        connect_with, address_field = self.address_fields[kind]
+        address = self._usable_address(record, record.get(address_field), connect_with)
+        if address:
+            hostvars["ansible_host"] = address
+        name = self._inventory_name(record, hostvars)
+        if not address:
+            reason = (
+                f"hosts have no {connect_with}, so ansible_host is not set and Ansible connects to their inventory name"
+            )
+            self.unaddressed[reason].append(name)
+        return name, hostvars, groups
+
+    @staticmethod
+    def _usable_address(record, address, connect_with):
+        """The address, or None when it is neither an IP address nor a host name (with a warning)."""
         if address and not is_safe_address(address):
             display.warning(
                 "cloudcompute inventory: the {} of {} is {!r}, neither an IP address nor a host name; "
                 "the host is listed without connection variables".format(connect_with, record["id"], address)
             )
-            address = None
-        if address:
-            hostvars["ansible_host"] = address
-        name = self._inventory_name(record, hostvars)
-        if not address:
-            self.unaddressed.setdefault(connect_with, []).append(name)
-        return name, hostvars, groups
+            return None
+        return address
 
     def _inventory_name(self, record, hostvars):
         template = self.get_option("hostname")
+        name = record.get("hostname")
         if template:
             self.templar.available_variables = hostvars
             try:
@@ -798,32 +748,19 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 raise AnsibleParserError(
                     "cloudcompute inventory: the hostname template failed for {}: {}".format(record["id"], error)
                 )
-        else:
-            name = record.get("hostname")
         name = str(name or record["id"])
         if not HOST_NAME_SAFE.match(name) or name in RESERVED_HOST_NAMES or is_plugin_group_name(name):
-            safe = safe_host_name(name, record["id"])
-            display.warning(
-                "cloudcompute inventory: {!r} is reserved by Ansible or this plugin or is not a valid "
-                "inventory host name; {} is named {}".format(name, record["id"], safe)
-            )
-            name = safe
+            reason = f"{name!r} is reserved by Ansible or this plugin or is not a valid inventory host name"
+            name = _renamed(name, record["id"], reason)
         if name in self.names_taken:
-            unique = safe_host_name(name, record["id"])
-            display.warning(
-                "cloudcompute inventory: the name {} is taken by another host; {} is named {}".format(
-                    name, record["id"], unique
-                )
-            )
-            name = unique
+            name = _renamed(name, record["id"], f"the name {name} is taken by another host")
         self.names_taken.add(name)
         return name
 
-    def _proxy_jump_argument(self, jump_host):
-        """SSH arguments that reach a worker through the jump host (None when it has no usable
-        address). The address was checked to be an IP address or a host name; quoted all the
-        same, as Ansible splits the arguments like a shell."""
-        address = jump_host[1].get("ansible_host")
+    def _proxy_jump_argument(self, address):
+        """SSH arguments that reach a worker through the jump host at ``address`` (None when it
+        has no usable address). The address was checked to be an IP address or a host name;
+        quoted all the same, as Ansible splits the arguments like a shell."""
         if not address:
             return None
         if ":" in address:  # IPv6
@@ -850,13 +787,12 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 inventory.set_variable(name, variable, value)
             for group in groups:
                 inventory.add_child(group, name)
-            # The constructed options template per host: skip them entirely when unused.
+            # The constructed options template per host; Ansible's helpers return at once when
+            # theirs is empty, but compose's variables would be gathered first.
             if compose:
                 self._set_composite_vars(compose, inventory.get_host(name).get_vars(), name, strict=strict)
-            if composed_groups:
-                self._add_host_to_composed_groups(composed_groups, hostvars, name, strict=strict)
-            if keyed_groups:
-                self._add_host_to_keyed_groups(keyed_groups, hostvars, name, strict=strict)
+            self._add_host_to_composed_groups(composed_groups, hostvars, name, strict=strict)
+            self._add_host_to_keyed_groups(keyed_groups, hostvars, name, strict=strict)
 
 
 def without_secrets(instances_text):
@@ -878,29 +814,30 @@ def without_secrets(instances_text):
 
 
 def decode_listing(entry):
-    """[(project, instances, clusters)] from the API's answers as stored by ``_fetch``, each
-    record checked to have the shape this plugin reads."""
-    listing = []
-    for project in entry["projects"]:
-        lists = []
-        for key in ("instances", "clusters"):
-            request = f"GET /{key}"
-            if len(entry["projects"]) > 1:
-                request += " (project {})".format(project["name"])
-            try:
-                items = json.loads(project[key])
-            except ValueError as error:
-                raise AnsibleParserError(f"cloudcompute inventory: the API's answer to {request} is not JSON: {error}")
-            check_records(items, request)
-            if key == "clusters":
-                for cluster in items:
-                    check_records(
-                        cluster.get("worker_nodes") or [],
-                        "{} (worker_nodes of cluster {})".format(request, cluster["id"]),
-                    )
-            lists.append(items)
-        listing.append((project["name"], lists[0], lists[1]))
-    return listing
+    """[(project, instances, clusters)] from the API's answers as stored by ``_fetch``."""
+    several = len(entry["projects"]) > 1
+    return [
+        (project["name"], decoded_answer(project, "instances", several), decoded_answer(project, "clusters", several))
+        for project in entry["projects"]
+    ]
+
+
+def decoded_answer(project, key, several_projects):
+    """One stored answer decoded, each record (and each worker of a cluster) checked to have the
+    shape this plugin reads."""
+    request = f"GET /{key}"
+    if several_projects:
+        request += " (project {})".format(project["name"])
+    try:
+        records = json.loads(project[key])
+    except ValueError as error:
+        raise AnsibleParserError(f"cloudcompute inventory: the API's answer to {request} is not JSON: {error}")
+    check_records(records, request)
+    for cluster in records if key == "clusters" else ():
+        check_records(
+            cluster.get("worker_nodes") or [], "{} (worker_nodes of cluster {})".format(request, cluster["id"])
+        )
+    return records
 
 
 def check_records(items, request):
@@ -916,25 +853,31 @@ def check_records(items, request):
                 "cloudcompute inventory: the API answered %s as element %d of %s where a list of "
                 "objects was expected" % (_json_type(item), index, request)
             )
-        problem = None
-        if not isinstance(item.get("id"), str) or not item["id"]:
-            problem = "an id of {}".format(_json_type(item.get("id")))
-        for field in TEXT_FIELDS:
-            if not _is_a(item.get(field), str):
-                problem = f"{field} {_json_type(item[field])}"
-        tags = item.get("tags")
-        if not _is_a(tags, list) or any(
-            not isinstance(tag, dict) or not isinstance(tag.get("key"), str) or not _is_a(tag.get("value"), str)
-            for tag in tags or ()
-        ):
-            problem = "tags that are not a list of {key, value} objects"
-        if not _is_a(item.get("worker_nodes"), list):
-            problem = "worker_nodes of {}".format(_json_type(item["worker_nodes"]))
+        problem = _record_problem(item)
         if problem:
             raise AnsibleParserError(
                 "cloudcompute inventory: the API answered a record with %s as element %d of %s"
                 % (problem, index, request)
             )
+
+
+def _record_problem(record):
+    """What makes the record unreadable, described (None: nothing)."""
+    if not isinstance(record.get("id"), str) or not record["id"]:
+        return "an id of {}".format(_json_type(record.get("id")))
+    for field in TEXT_FIELDS:
+        if not _is_a(record.get(field), str):
+            return f"{field} {_json_type(record[field])}"
+    tags = record.get("tags")
+    if not _is_a(tags, list) or not all(_is_tag(tag) for tag in tags or ()):
+        return "tags that are not a list of {key, value} objects"
+    if not _is_a(record.get("worker_nodes"), list):
+        return "worker_nodes of {}".format(_json_type(record["worker_nodes"]))
+    return None
+
+
+def _is_tag(tag):
+    return isinstance(tag, dict) and isinstance(tag.get("key"), str) and _is_a(tag.get("value"), str)
 
 
 def is_safe_address(address):
@@ -951,14 +894,30 @@ def safe_host_name(name, record_id):
     return HOST_NAME_UNSAFE_CHARACTER.sub("_", "{}_{}".format(name.lstrip(".-"), record_id)).lstrip("_") or "host"
 
 
+def _renamed(name, record_id, reason):
+    """The host's name made safe and unique, with a warning giving the reason."""
+    safe = safe_host_name(name, record_id)
+    display.warning(f"cloudcompute inventory: {reason}; {record_id} is named {safe}")
+    return safe
+
+
 def is_plugin_group_name(name):
     """Is the name one of this plugin's groups (or the start of one it generates)?"""
     return name == ALL_HOSTS_GROUP or name.startswith(ALL_HOSTS_GROUP + "_")
 
 
+# Thousands of hosts share a handful of values: each group is named once.
+@functools.lru_cache(maxsize=1024)
 def group_name(category, value):
     """``cloudcompute_<category>_<value>`` as a safe group name."""
     return GROUP_NAME_UNSAFE.sub("_", (f"{ALL_HOSTS_GROUP}_{category}_{value}").lower())
+
+
+def _unknown_keys(value, option, known):
+    """The keys of a dictionary option that are not ``known``; refuses a value that is no dictionary."""
+    if not isinstance(value, dict):
+        raise AnsibleParserError(f"cloudcompute inventory: {option} must be a dictionary, got {value!r}")
+    return sorted(str(name) for name in set(value) - set(known))
 
 
 def _is_a(value, kind):
@@ -969,13 +928,7 @@ def _is_a(value, kind):
 def _json_type(value):
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an object" if isinstance(value, dict) else "a list"
+    return next(name for kind, name in JSON_TYPES if isinstance(value, kind))
 
 
 def _string_set(value, name):
@@ -994,8 +947,5 @@ def _age(entry):
 
 def _some(names):
     shown = ", ".join(names[:MAX_NAMES_IN_A_MESSAGE])
-    return (
-        shown
-        if len(names) <= MAX_NAMES_IN_A_MESSAGE
-        else "%s and %d more" % (shown, len(names) - MAX_NAMES_IN_A_MESSAGE)
-    )
+    unshown = len(names) - MAX_NAMES_IN_A_MESSAGE
+    return "%s and %d more" % (shown, unshown) if unshown > 0 else shown

@@ -194,6 +194,25 @@ def test_several_projects_in_one_source(inventory_run, control, monkeypatch, mes
     assert sorted(entry["client_id"] for entry in listed) == sorted([first["client_id"], second["client_id"]])
 
 
+def test_the_cluster_hosts_of_a_project_carry_its_name(inventory_run, control):
+    second = control.create_credentials(role="member", project_id="second-project")
+    control.seed(clusters=1, hostname_prefix="hpc", project_id=second["project_id"])
+    main = {
+        "client_id": os.environ["CLOUDCOMPUTE_CLIENT_ID"],
+        "client_secret": os.environ["CLOUDCOMPUTE_CLIENT_SECRET"],
+    }
+    projects = [
+        dict(main, name="main"),
+        dict(name="second", client_id=second["client_id"], client_secret=second["client_secret"]),
+    ]
+    inventory = inventory_run.parse({"projects": projects})
+    cluster_hosts = ["hpc-cluster-00001", "hpc-cluster-00001-worker-1", "hpc-cluster-00001-worker-2"]
+    assert sorted(inventory.hosts) == cluster_hosts
+    assert sorted(host.name for host in inventory.groups["cloudcompute_project_second"].get_hosts()) == cluster_hosts
+    assert [inventory.get_host(name).vars["cloudcompute_project"] for name in cluster_hosts] == ["second"] * 3
+    assert inventory.get_host(cluster_hosts[1]).vars["ansible_ssh_common_args"].startswith("-o ProxyJump=root@")
+
+
 def test_projects_are_checked(inventory_run):
     for projects, message in (
         ([{"client_id": "a"}], "projects\\[0\\] has no client_secret"),
