@@ -75,6 +75,15 @@ class PlaybookRun:
         self.results = read_results(results_file)
 
     @property
+    def module_tasks(self):
+        """The results of the collection's module tasks that ran (skipped ones left out)."""
+        return [
+            entry
+            for entry in self.results
+            if entry["action"].startswith("cloudcompute.cloud.") and entry["outcome"] != "skipped"
+        ]
+
+    @property
     def failed(self):
         return [entry for entry in self.results if entry["outcome"] in ("failed", "unreachable", "item_failed")]
 

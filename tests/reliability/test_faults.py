@@ -97,11 +97,7 @@ def test_fleet_survives_faults(tmp_path):
     data_names = [f"{name}-data" for name in hostnames]
     scratch_names = [f"{name}-scratch" for name in hostnames]
     duplicates = view.duplicates(hostnames, data_names + scratch_names)
-    tasks = [
-        entry
-        for entry in run.results
-        if entry["action"].startswith("cloudcompute.cloud.") and entry["outcome"] != "skipped"
-    ]
+    tasks = run.module_tasks
     report(
         "faults",
         "%d module tasks on %d hosts in %.0f s, %d API requests" % (len(tasks), FLEET_SIZE, run.seconds, len(log)),
