@@ -26,6 +26,11 @@ With ``--playbooks 2`` the fleet is split in two, each half its own ``ansible-pl
 process (with ``--forks`` forks each), both started at the same moment: two jobs of one AWX node
 sharing the project's quota. The floor is that of the whole fleet.
 
+Also measured, as a reference for the start-up part: the same playbooks (same hosts, forks and
+processes) with one ``ansible.builtin.uri`` GET per host instead of the fleet, rate limits off;
+the time until its first request is what starting the forks and a module costs Ansible itself,
+whatever the collection.
+
 Targets: no failed task, wall time <= 1.10 x the floor, at most 2% of the requests answered 429
 (each one waited out and sent again: quota wasted). Also reported: every request by method and path, and the peak
 request rate the emulator saw (what bench/emulator must sustain with room to spare). Exit
@@ -85,6 +90,19 @@ PLAYBOOK = """
 """
 
 
+STARTUP_REFERENCE_PLAYBOOK = """
+- name: The fleet's shape with one ansible.builtin.uri GET per host
+  hosts: fleet
+  gather_facts: false
+  tasks:
+    - name: GET the instance types
+      ansible.builtin.uri:
+        url: "{{ api_url }}/instance-types"
+        headers:
+          Authorization: "Bearer {{ token }}"
+"""
+
+
 def scaled_rate_limits(window):
     """The production rate limits (the emulator's defaults), every quota scaled to ``window``."""
     production = RateLimitSettings()
@@ -140,6 +158,34 @@ def wall_parts(run, log):
             "after the last deploy": run["started"] + run["wall"] - deploys[-1]}
 
 
+def run_together(playbook, inventories, environment, emulator, forks, *variables):
+    """Run ``playbook`` once per inventory, every ``ansible-playbook`` started at the same moment."""
+    started = time.time()  # the emulator's request log has the same clock (no clock/advance here)
+
+    def run_one(inventory):
+        extra = [argument for variable in variables for argument in ("-e", variable)]
+        return _common.run_playbook(playbook, environment, "-i", inventory, "--forks", str(forks), *extra,
+                                    emulator=emulator, check=False)
+
+    with concurrent.futures.ThreadPoolExecutor(len(inventories)) as pool:
+        runs = list(pool.map(run_one, inventories))
+    return {"started": started, "wall": time.time() - started, "busy": sum(one["busy"] for one in runs),
+            "output": "\n".join(one["output"] for one in runs), "returncode": max(one["returncode"] for one in runs)}
+
+
+def reference_startup(workdir, inventories, environment, emulator, forks):
+    """Seconds until the first request of the fleet's playbooks made of one uri GET per host."""
+    playbook = os.path.join(workdir, "startup-reference.yml")
+    with open(playbook, "w") as handle:
+        handle.write(STARTUP_REFERENCE_PLAYBOOK)
+    emulator.control.update_settings(rate_limits={"enabled": False})
+    variables = ("api_url=%s" % emulator.api_url, "token=%s" % emulator.access_token())
+    _common.api_calls(emulator)
+    run = run_together(playbook, inventories, environment, emulator, forks, *variables)
+    log = _common.api_calls(emulator)
+    return min(timestamp(entry) for entry in log) - run["started"] if log else None
+
+
 def create_ssh_key(emulator):
     response = requests.post("%s/ssh-keys" % emulator.api_url, timeout=10, headers={
         "Authorization": "Bearer %s" % emulator.access_token()}, json={
@@ -180,16 +226,7 @@ def main():
             _common.api_calls(emulator)
             print("%d instances, %d playbooks of %d forks..." % (arguments.instances, arguments.playbooks, arguments.forks),
                   end=" ", flush=True)
-            run_started = time.time()  # the emulator's request log has the same clock (no clock/advance here)
-
-            def run_one(inventory):
-                return _common.run_playbook(playbook, environment, "-i", inventory, "--forks", str(arguments.forks),
-                                            "-e", "ssh_key_id=%s" % ssh_key_id, emulator=emulator, check=False)
-
-            with concurrent.futures.ThreadPoolExecutor(len(inventories)) as pool:
-                runs = list(pool.map(run_one, inventories))
-            run = {"wall": time.time() - run_started, "busy": sum(one["busy"] for one in runs),
-                   "output": "\n".join(one["output"] for one in runs), "returncode": max(one["returncode"] for one in runs)}
+            run = run_together(playbook, inventories, environment, emulator, arguments.forks, "ssh_key_id=%s" % ssh_key_id)
             print("%.1f s" % run["wall"], flush=True)
             log = _common.api_calls(emulator)
             # from the emulator's store, not GET /instances: the fleet may have used up that
@@ -200,11 +237,12 @@ def main():
                 handle.write(run["output"])
             with open(os.path.join(workdir, "requests.json"), "w") as handle:
                 json.dump(log, handle, indent=0)
+            run["reference start-up"] = reference_startup(workdir, inventories, environment, emulator, arguments.forks)
     finally:
         if not arguments.keep:
             shutil.rmtree(workdir, ignore_errors=True)
     print(_common.load_line())
-    return 0 if report(arguments, limits, dict(run, started=run_started), log, left) else 1
+    return 0 if report(arguments, limits, run, log, left) else 1
 
 
 def report(arguments, limits, run, log, left):
@@ -228,6 +266,10 @@ def report(arguments, limits, run, log, left):
     print("wall:  %.1f s = %s (busy %.1f s)   %.2fx the floor   target <= %.2fx %s" % (
         run["wall"], " + ".join("%.1f s %s" % (seconds, name) for name, seconds in wall_parts(run, log).items()),
         run["busy"], ratio, WALL_TARGET, "ok" if wall_met else "MISSED"))
+    if run["reference start-up"] is not None:
+        print("       the same playbooks with one ansible.builtin.uri GET per host make their first request after "
+              "%.1f s (Ansible starting %d forks and a module each)" % (run["reference start-up"],
+                                                                        arguments.playbooks * arguments.forks))
     print("failed tasks: %d; instances left: %d%s   target 0 %s" % (
         failed, len(left), "".join(" (%s %s)" % (item.get("hostname"), item.get("status")) for item in left[:5]),
         "ok" if failed_met else "MISSED"))
