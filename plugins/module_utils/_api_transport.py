@@ -67,7 +67,7 @@ class Transport:
         # CURL_CA_BUNDLE) in the environment override a session-level verify=False, so
         # validate_certs=false was ignored wherever one of them is set; a per-request False stands.
         self.validate_certs = validate_certs
-        self.session = _SameOriginSession()
+        self.session = _SameOriginSession(api_url)
         self.session.max_redirects = MAX_REDIRECTS
         self.session.headers.update(headers)
 
@@ -76,13 +76,6 @@ class Transport:
         when no answer came, or one the client does not accept."""
         try:
             raw = self._send(method, url, params, json_body, headers, follow_redirects)
-        except CrossOriginRedirect as redirect:
-            raise TransportFailure(
-                REFUSED,
-                f"the answer was a redirect to another server ({without_query(redirect.location)}), not followed: the "
-                f"client only follows redirects within {self.api_url}",
-                code="cross_origin_redirect",
-            )
         except SSLError as error:
             raise TransportFailure(
                 REFUSED,
@@ -217,17 +210,15 @@ def _too_large(url):
     )
 
 
-class CrossOriginRedirect(Exception):
-    def __init__(self, location):
-        super().__init__(location)
-        self.location = location
-
-
 if HAS_REQUESTS:
 
     class _SameOriginSession(requests.Session):
         """A session that follows redirects only within the origin (scheme, host and port) of the
         request: the access token, a request body or the answer of another server never cross."""
+
+        def __init__(self, api_url):
+            super().__init__()
+            self.api_url = api_url
 
         def resolve_redirects(self, resp, req, *args, **kwargs):
             if kwargs.get("yield_requests"):
@@ -238,5 +229,10 @@ if HAS_REQUESTS:
 
         def rebuild_auth(self, prepared_request, response):
             if origin(prepared_request.url) != origin(response.request.url):
-                raise CrossOriginRedirect(prepared_request.url)
+                raise TransportFailure(
+                    REFUSED,
+                    f"the answer was a redirect to another server ({without_query(prepared_request.url)}), not "
+                    f"followed: the client only follows redirects within {self.api_url}",
+                    code="cross_origin_redirect",
+                )
             return super().rebuild_auth(prepared_request, response)

@@ -12,13 +12,13 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     NAME,
     ApiClient,
     ApiError,
-    InvalidPathValue,
-    TokenCache,
     api_path,
     list_of_objects,
     path_value,
-    retry_after_seconds,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_auth import TokenCache
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import InvalidPathValue
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import retry_after_seconds
 
 # ------------------------------------------------------------------------------ api_path
 
