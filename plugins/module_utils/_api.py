@@ -279,7 +279,6 @@ class ApiClient:
         path,
         json_body,
         find_existing,
-        max_attempts=None,
         method="POST",
         retry_unavailable=True,
         returns_resource=False,
@@ -295,12 +294,10 @@ class ApiClient:
         (and may have no ``id`` at all, such as the serverless deployments, named instead): the
         response body is returned, or after a lost response the record ``find_existing()`` found.
 
-        A create is attempted as often as any other request is tried (``max_attempts`` defaults
-        to one more than the client's transient retries).
+        A create is attempted as often as any other request is tried: once, and once again per
+        transient retry of the client.
         """
-        if max_attempts is None:
-            max_attempts = self.retry_limits.transient_retries + 1
-        for attempt in range(1, max_attempts + 1):
+        for attempt in range(1, self.retry_limits.transient_retries + 2):
             try:
                 response = self.request(
                     method, path, json_body=json_body, idempotent=False, retry_unavailable=retry_unavailable
@@ -310,7 +307,7 @@ class ApiClient:
                 existing = find_existing()
                 if existing:
                     return existing if returns_resource else existing["id"]
-                if attempt == max_attempts:
+                if attempt > self.retry_limits.transient_retries:
                     raise
                 self.stats["retries"] += 1
                 self.sleep(backoff_seconds(attempt, random.random()))
@@ -411,13 +408,12 @@ class ApiClient:
 def _parse_body(raw):
     if raw.status_code == 204 or not raw.content:
         return None
-    text = raw.text
     if "json" in raw.headers.get("Content-Type", ""):
         try:
             return raw.json()
         except ValueError:
-            return text
-    return text
+            pass  # not JSON after all: the text, for the caller to name
+    return raw.text
 
 
 def _api_error(decision, method, path, raw, failure):

@@ -120,8 +120,7 @@ class Transport:
             declared = raw.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
                 raise _too_large(url)
-            chunks = []
-            size = 0
+            body = bytearray()
             read = getattr(raw.raw, "read1", None) or raw.raw.read
             while True:
                 if time.monotonic() > deadline:
@@ -139,13 +138,12 @@ class Transport:
                     raise ChunkedEncodingError(error)
                 if not chunk:
                     break
-                size += len(chunk)
-                if size > MAX_RESPONSE_BYTES:
+                body += chunk
+                if len(body) > MAX_RESPONSE_BYTES:
                     raise _too_large(url)
-                chunks.append(chunk)
         finally:
             raw.close()
-        raw._content = b"".join(chunks)  # what requests' .content, .text and .json() read
+        raw._content = bytes(body)  # what requests' .content, .text and .json() read
         raw._content_consumed = True
         return raw
 
@@ -157,19 +155,16 @@ def checked_api_url(api_url):
     api_url = str(api_url).rstrip("/")
     parts = urlsplit(api_url)
     if "@" in parts.netloc:
-        raise LocalRefusal(
-            "api_url must not carry a user name or password (user:password@host); give the "
-            "credentials as client_id and client_secret. The URL was refused for {}://{}".format(
-                parts.scheme, parts.netloc.rpartition("@")[2]
-            ),
-            code="invalid_api_url",
+        host = parts.netloc.rpartition("@")[2]
+        message = (
+            "api_url must not carry a user name or password (user:password@host); give the credentials as "
+            f"client_id and client_secret. The URL was refused for {parts.scheme}://{host}"
         )
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise LocalRefusal(
-            "api_url must be an http:// or https:// URL with a host name, such as https://api.example.com/v1",
-            code="invalid_api_url",
-        )
-    return api_url
+    elif parts.scheme not in ("http", "https") or not parts.hostname:
+        message = "api_url must be an http:// or https:// URL with a host name, such as https://api.example.com/v1"
+    else:
+        return api_url
+    raise LocalRefusal(message, code="invalid_api_url")
 
 
 def origin(url):
