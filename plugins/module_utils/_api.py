@@ -223,7 +223,8 @@ class ApiClient:
         self.retry_limits = RetryLimits(max_transient_retries, max_rate_limit_retries, max_rate_limit_wait)
         self.has_credentials = bool(client_id and client_secret)
         self.token_cache = None
-        if self.has_credentials and str(token_cache).strip().lower() not in DISABLED_TOKEN_CACHE_VALUES:  # None too
+        # token_cache=None reads "none", one of the words that disable the cache
+        if self.has_credentials and str(token_cache).strip().lower() not in DISABLED_TOKEN_CACHE_VALUES:
             self.token_cache = TokenCache(token_cache, self.api_url, client_id, client_secret)
         self.authentication = Authentication(client_id, client_secret, self.token_cache, clock, self._exchange_token)
         # What the caller should show at -vvv (the inventory plugin, CloudComputeModule).

@@ -88,15 +88,12 @@ class Transport:
         if raw.status_code in REDIRECT_STATUSES:
             # Only the token exchange gets here (other requests follow same-origin redirects):
             # its body holds the client secret, which is never sent anywhere else.
-            raise TransportFailure(
-                REFUSED,
-                "the API answered HTTP {} redirecting to {}, not followed: the token "
-                "exchange follows no redirect".format(
-                    raw.status_code, without_query(raw.headers.get("Location") or "?")
-                ),
-                code="redirect_refused",
-                status=raw.status_code,
+            location = without_query(raw.headers.get("Location") or "?")
+            message = (
+                f"the API answered HTTP {raw.status_code} redirecting to {location}, not followed: the token "
+                "exchange follows no redirect"
             )
+            raise TransportFailure(REFUSED, message, code="redirect_refused", status=raw.status_code)
         return raw
 
     def _send(self, method, url, params, json_body, headers, follow_redirects):
