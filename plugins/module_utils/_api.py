@@ -17,7 +17,16 @@ What it takes care of, so callers do not, each in its own file:
 - pacing (``_api_pacing``): the ``RateLimit`` headers of every response tell how much of the
   project's and the endpoint's quota is left, and the client slows down before it runs out;
 - tolerant parsing of the API's response forms (bare or quoted ids, array-or-object reads), here;
-- URL paths built from validated, encoded values (``_api_paths``).
+- URL paths built from validated, encoded values (``api_path()`` and ``path_value()``), here.
+
+Every value that goes into a URL path (an id, a name, a tag key, a type code), whether the user
+gave it or the API returned it, goes through ``path_value()``: validated for what it is and
+percent-encoded as exactly one segment. Without this a value such as ``../ssh-keys`` reads (and
+then deletes) another resource, ``?a=b`` adds a query and ``#`` cuts the path. Query values go
+through the ``params`` of the request methods, never into the path::
+
+    api_path("/instances", path_value(instance_id, "id"), "tags")
+    api_path("/container-deployments", path_value(name, "name", NAME), "status")
 
 The rest of the collection imports every name of the client from this file.
 
@@ -26,16 +35,17 @@ This file does not import anything from Ansible so the inventory plugin can use 
 
 import json
 import random
+import re
 import time
 from collections import namedtuple
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_auth import (
     DEFAULT_TOKEN_CACHE,
+    DISABLED_TOKEN_CACHE_VALUES,
     TOKEN_PATH,
     Authentication,
     TokenCache,
-    token_cache_disabled,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import (
     ApiError,
@@ -44,19 +54,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors imp
     ResponseLost,
     shortened,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import (
-    RateLimitPacing,
-    parse_rate_limit_header,
-)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_paths import (
-    CODE,
-    ID,
-    KEY,
-    NAME,
-    api_path,
-    looks_like_id,
-    path_value,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import RateLimitPacing
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import (
     ANSWER,
     FAIL,
@@ -69,7 +67,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry impo
     RetryState,
     backoff_seconds,
     decide,
-    retry_after_seconds,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport import (
     HAS_REQUESTS,
@@ -80,35 +77,52 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport 
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import SharedQuota
 
-# What the rest of the collection imports from here, whichever part of the client it lives in.
-__all__ = [
-    "CODE",
-    "COLLECTION_VERSION",
-    "DEFAULT_TOKEN_CACHE",
-    "HAS_REQUESTS",
-    "ID",
-    "KEY",
-    "NAME",
-    "REQUESTS_IMPORT_ERROR",
-    "USER_AGENT",
-    "ApiClient",
-    "ApiError",
-    "InvalidPathValue",
-    "MissingCredentials",
-    "Response",
-    "TokenCache",
-    "api_path",
-    "list_of_objects",
-    "looks_like_id",
-    "parse_created_id",
-    "parse_rate_limit_header",
-    "path_value",
-    "retry_after_seconds",
-    "single_item",
-]
-
 COLLECTION_VERSION = "0.1.0"
 USER_AGENT = "cloudcompute.cloud/" + COLLECTION_VERSION
+
+# What a value that goes into a URL path may be (``path_value()``), with the words of a refusal.
+ID = "id"
+NAME = "name"
+KEY = "key"
+CODE = "code"
+PATH_VALUE_RULES = {
+    # The API's ids: UUIDs, and a few combined ids of letters, digits and ``_.:-``.
+    ID: (re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"), "an id (letters, digits and _.:-)"),
+    # Serverless deployment, secret and credential names: DNS labels.
+    NAME: (
+        re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"),
+        "a name of 1 to 63 lowercase letters, digits and hyphens, not starting or ending with a hyphen",
+    ),
+    # Catalog codes (instance and volume types, locations, templates).
+    CODE: (re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}$"), "a code (letters, digits and _.:+-)"),
+    # Tag keys: any text, encoded; only what cannot be one segment is refused.
+    KEY: (re.compile(r"^.{1,255}$", re.S), "a non-empty key of at most 255 characters"),
+}
+UUID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def path_value(value, option, kind=ID):
+    """``value`` as one segment of a URL path: validated for what it must be (``ID``, ``NAME``,
+    ``CODE``, ``KEY``) and percent-encoded. Raises ``InvalidPathValue`` naming ``option``."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InvalidPathValue(f"{option} must be a string, not {type(value).__name__}", option)
+    value = str(value)
+    pattern, description = PATH_VALUE_RULES[kind]
+    if value in ("", ".", "..") or not pattern.match(value):
+        raise InvalidPathValue(f"{option} is not {description}: {json.dumps(value[:80])}", option)
+    return quote(value, safe="")
+
+
+def api_path(*parts):
+    """A request path from fixed parts (plain strings written in the code, slashes allowed) and
+    ``path_value()`` segments."""
+    segments = (str(part).strip("/") for part in parts)
+    return "/" + "/".join(segment for segment in segments if segment)
+
+
+def looks_like_id(value):
+    """Resource ids are UUIDs; names given where an id is accepted are anything else."""
+    return bool(value) and bool(UUID_PATTERN.match(str(value)))
 
 
 # A parsed API response: ``status``, ``headers`` and ``body`` (JSON, text or None).
@@ -148,11 +162,11 @@ def list_of_objects(body, method="GET", path=None):
     """``body`` when it is a list of objects (None: an empty list); otherwise an error."""
     if body is None:
         return []
-    if not isinstance(body, list) or not all(isinstance(item, dict) for item in body):
-        if isinstance(body, list):
-            body = [item for item in body if not isinstance(item, dict)][0]
-            raise unexpected_answer(body, method, path, "a list of objects", "a list holding ")
+    if not isinstance(body, list):
         raise unexpected_answer(body, method, path, "a list of objects")
+    for item in body:
+        if not isinstance(item, dict):
+            raise unexpected_answer(item, method, path, "a list of objects", "a list holding ")
     return body
 
 
@@ -160,22 +174,14 @@ def unexpected_answer(body, method, path, expected, prefix=""):
     """The ``ApiError`` for an answer of the wrong shape: what came, where, what was expected."""
     if isinstance(body, list):
         what = "a list of %d item%s" % (len(body), "" if len(body) == 1 else "s")
-    elif body is None:
-        what = "null"
     elif isinstance(body, str):
         what = f"a string, not a JSON object or list ({shortened(json.dumps(body[:80]))})"
+    elif body is None:
+        what = "null"
     else:
-        what = "a JSON {}".format(
-            {"bool": "boolean", "int": "number", "float": "number", "dict": "object"}.get(
-                type(body).__name__, type(body).__name__
-            )
-        )
-    return ApiError(
-        f"the API answered {prefix}{what} where {expected} was expected",
-        method=method,
-        path=path,
-        code="unexpected_answer",
-    )
+        what = "a JSON " + {bool: "boolean", int: "number", float: "number", dict: "object"}.get(type(body), "value")
+    message = f"the API answered {prefix}{what} where {expected} was expected"
+    return ApiError(message, method=method, path=path, code="unexpected_answer")
 
 
 class ApiClient:
@@ -216,20 +222,15 @@ class ApiClient:
         # plugin, which has its cache to fall back on) gives up sooner, after a number of 429s.
         self.retry_limits = RetryLimits(max_transient_retries, max_rate_limit_retries, max_rate_limit_wait)
         self.has_credentials = bool(client_id and client_secret)
-        self.token_cache = (
-            None
-            if token_cache_disabled(token_cache) or not self.has_credentials
-            else TokenCache(token_cache, self.api_url, client_id, client_secret)
-        )
+        self.token_cache = None
+        # token_cache=None reads "none", one of the words that disable the cache
+        if self.has_credentials and str(token_cache).strip().lower() not in DISABLED_TOKEN_CACHE_VALUES:
+            self.token_cache = TokenCache(token_cache, self.api_url, client_id, client_secret)
         self.authentication = Authentication(client_id, client_secret, self.token_cache, clock, self._exchange_token)
         # What the caller should show at -vvv (the inventory plugin, CloudComputeModule).
         self.notes = []
-        self.pacing = RateLimitPacing(
-            self.token_cache and SharedQuota(self.token_cache.quota_path, self.token_cache.key, clock, sleep),
-            clock,
-            sleep,
-            self._note,
-        )
+        shared_quota = self.token_cache and SharedQuota(self.token_cache.quota_path, self.token_cache.key, clock, sleep)
+        self.pacing = RateLimitPacing(shared_quota, clock, sleep, self._note)
         # What this client did, for results and tests: requests sent, token exchanges, retries.
         self.stats = {"requests": 0, "token_requests": 0, "retries": 0, "rate_limited": 0, "paced_seconds": 0.0}
 
@@ -279,7 +280,6 @@ class ApiClient:
         path,
         json_body,
         find_existing,
-        max_attempts=None,
         method="POST",
         retry_unavailable=True,
         returns_resource=False,
@@ -295,12 +295,10 @@ class ApiClient:
         (and may have no ``id`` at all, such as the serverless deployments, named instead): the
         response body is returned, or after a lost response the record ``find_existing()`` found.
 
-        A create is attempted as often as any other request is tried (``max_attempts`` defaults
-        to one more than the client's transient retries).
+        A create is attempted as often as any other request is tried: once, and once again per
+        transient retry of the client.
         """
-        if max_attempts is None:
-            max_attempts = self.retry_limits.transient_retries + 1
-        for attempt in range(1, max_attempts + 1):
+        for attempt in range(1, self.retry_limits.transient_retries + 2):
             try:
                 response = self.request(
                     method, path, json_body=json_body, idempotent=False, retry_unavailable=retry_unavailable
@@ -310,9 +308,10 @@ class ApiClient:
                 existing = find_existing()
                 if existing:
                     return existing if returns_resource else existing["id"]
-                if attempt == max_attempts:
+                if attempt > self.retry_limits.transient_retries:
                     raise
-                self._retry_after_backoff(attempt)
+                self.stats["retries"] += 1
+                self.sleep(backoff_seconds(attempt, random.random()))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def get_all_pages(self, path, params=None, page_size=100):
@@ -351,12 +350,10 @@ class ApiClient:
         carries ``Retry-After``, the API saying when to come back (overload, maintenance). With
         ``decode_json=False`` a successful response's body is its text, undecoded.
         """
-        if idempotent is None:
-            idempotent = method != "POST"
         if authenticated and not self.has_credentials:
             raise MissingCredentials(method, path)
         url = path if path.startswith(("https://", "http://")) else self.api_url + path
-        kind = RequestKind(idempotent, authenticated, retry_unavailable)
+        kind = RequestKind(method != "POST" if idempotent is None else idempotent, authenticated, retry_unavailable)
         # Unauthenticated requests (the token endpoint, the public catalog) count against no quota.
         quota_key = (method, urlsplit(url).path) if authenticated else None
         state = RetryState()
@@ -373,16 +370,7 @@ class ApiClient:
                 body = _parse_body(raw) if decode_json else raw.content.decode(raw.encoding or "utf-8", "replace")
                 return Response(raw.status_code, raw.headers, body)
             if decision.action == FAIL:
-                error_class = ResponseLost if decision.lost else ApiError
-                if failure:
-                    raise error_class(
-                        failure.message,
-                        status=failure.status,
-                        code=failure.code,
-                        method=method,
-                        path=failure.path or path,
-                    )
-                raise _api_error(raw, method, path, error_class, decision.after_lost_response, decision.hint)
+                raise _api_error(decision, method, path, raw, failure)
             if decision.action == RENEW_TOKEN:
                 self.authentication.invalidate()
             else:
@@ -417,37 +405,36 @@ class ApiClient:
         windows reset (0 with plenty left): callers that poll stretch their interval to it."""
         return self.pacing.delay()
 
-    def _retry_after_backoff(self, attempt):
-        self.stats["retries"] += 1
-        self.sleep(backoff_seconds(attempt, random.random()))
-
 
 def _parse_body(raw):
     if raw.status_code == 204 or not raw.content:
         return None
-    text = raw.text
     if "json" in raw.headers.get("Content-Type", ""):
         try:
             return raw.json()
         except ValueError:
-            return text
-    return text
+            pass  # not JSON after all: the text, for the caller to name
+    return raw.text
 
 
-def _api_error(raw, method, path, error_class=ApiError, after_lost_response=False, hint=None):
-    body = _parse_body(raw)
-    code = message = None
-    if isinstance(body, dict):
-        code = body.get("code")
-        message = body.get("message") or body.get("detail")
-    if not message:
-        message = (body if isinstance(body, str) and body.strip() else raw.reason) or f"HTTP {raw.status_code}"
+def _api_error(decision, method, path, raw, failure):
+    """The error of a request that failed with the answer ``raw`` or the transport's ``failure``
+    (then ``raw`` is None): ``ResponseLost`` when the request may have been carried out."""
+    if failure:
+        message, code, status, path = failure.message, failure.code, failure.status, failure.path or path
+    else:
+        body = _parse_body(raw)
+        fields = body if isinstance(body, dict) else {}
+        text = body if isinstance(body, str) and body.strip() else raw.reason
+        message = fields.get("message") or fields.get("detail") or text or f"HTTP {raw.status_code}"
+        code, status = fields.get("code"), raw.status_code
+    error_class = ResponseLost if decision.lost else ApiError
     return error_class(
         str(message),
-        status=raw.status_code,
+        status=status,
         code=code,
         method=method,
         path=path,
-        after_lost_response=after_lost_response,
-        hint=hint,
+        after_lost_response=decision.after_lost_response,
+        hint=decision.hint,
     )

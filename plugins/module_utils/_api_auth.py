@@ -8,22 +8,17 @@ client id, holding tokens and never the secret).
 Like the rest of the client this file imports nothing from Ansible.
 """
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not on POSIX: the cache still works, without locking
-    fcntl = None
-
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import ApiError, LocalRefusal
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import (
-    UnsafeCachePath,
+    FileLock,
     check_private_directory,
     ensure_private_directory,
-    open_private_file,
 )
 
 TOKEN_PATH = "/oauth2/token"
@@ -41,8 +36,7 @@ class Authentication:
     """
 
     def __init__(self, client_id, client_secret, token_cache, clock, exchange):
-        self.client_id = client_id
-        self.client_secret = client_secret
+        self.credentials = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": client_secret}
         self.token_cache = token_cache
         self.clock = clock
         self.exchange = exchange
@@ -99,13 +93,7 @@ class Authentication:
                 if error.status not in (400, 401):
                     raise
                 # Refresh tokens are single-use and expire: fall back to the client credentials.
-        return self._request_token(
-            {
-                "grant_type": "client_credentials",
-                "client_id": self.client_id,
-                "client_secret": self.client_secret,
-            }
-        )
+        return self._request_token(self.credentials)
 
     def _request_token(self, body):
         response = self.exchange(body)
@@ -129,10 +117,6 @@ class Authentication:
         }
 
 
-def token_cache_disabled(token_cache):
-    return token_cache is None or str(token_cache).strip().lower() in DISABLED_TOKEN_CACHE_VALUES
-
-
 class TokenCache:
     """Tokens shared by every task and fork that uses the same API URL and client id.
 
@@ -145,41 +129,21 @@ class TokenCache:
 
     def __init__(self, directory, api_url, client_id, client_secret):
         self.directory = os.path.expanduser(directory)
-        key = hashlib.sha256((f"{api_url}\n{client_id}").encode()).hexdigest()[:32]
-        self.key = key
-        self.path = os.path.join(self.directory, key + ".json")
+        self.key = hashlib.sha256((f"{api_url}\n{client_id}").encode()).hexdigest()[:32]
+        self.path = os.path.join(self.directory, self.key + ".json")
         # The rate-limit state every process with this API URL and client id shares.
-        self.quota_path = os.path.join(self.directory, key + ".ratelimit")
+        self.quota_path = os.path.join(self.directory, self.key + ".ratelimit")
         self.lock_path = self.path + ".lock"
         self.secret_digest = hashlib.sha256(
-            (f"cloudcompute.cloud token cache\n{key}\n{client_secret}").encode()
+            (f"cloudcompute.cloud token cache\n{self.key}\n{client_secret}").encode()
         ).hexdigest()
-
-    def ensure_directory(self):
-        try:
-            ensure_private_directory(self.directory)
-        except UnsafeCachePath as problem:
-            raise self.refusal(problem)
-
-    def check_directory(self):
-        try:
-            check_private_directory(self.directory)
-        except UnsafeCachePath as problem:
-            raise self.refusal(problem)
-
-    def refusal(self, problem):
-        return LocalRefusal(
-            f"token_cache {self.directory} is not safe to keep tokens in: {problem.strerror}. Use a directory of your own "
-            "with mode 0700, or set token_cache to false to run without the cache",
-            code="unsafe_token_cache",
-        )
 
     def load(self):
         if not os.path.lexists(self.directory):
             return None
-        self.check_directory()
+        check_private_directory(self.directory)
         try:
-            handle = os.open(self.path, os.O_RDONLY | _O_NOFOLLOW)
+            handle = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
             with os.fdopen(handle) as stream:
                 data = json.load(stream)
         except (OSError, ValueError):
@@ -189,7 +153,7 @@ class TokenCache:
         return data
 
     def store(self, token):
-        self.ensure_directory()
+        ensure_private_directory(self.directory)
         data = dict(token, secret_digest=self.secret_digest)
         handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".token-", suffix=".tmp")
         try:
@@ -198,44 +162,14 @@ class TokenCache:
                 json.dump(data, stream)
             os.rename(temporary, self.path)
         except Exception:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(temporary)
-            except OSError:
-                pass
             raise
 
     def clear(self):
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(self.path)
-        except OSError:
-            pass
 
     def locked(self):
-        return _FileLock(self.lock_path, self.ensure_directory)
-
-
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-class _FileLock:
-    def __init__(self, path, ensure_directory):
-        self.path = path
-        self.ensure_directory = ensure_directory
-        self.handle = None
-
-    def __enter__(self):
-        if fcntl is None:
-            return self
-        self.ensure_directory()
-        try:
-            self.handle = open_private_file(self.path)
-        except UnsafeCachePath as problem:
-            raise LocalRefusal(f"the token cache lock {self.path}: {problem.strerror}", code="unsafe_token_cache")
-        fcntl.flock(self.handle, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc_info):
-        if self.handle is not None:
-            fcntl.flock(self.handle, fcntl.LOCK_UN)
-            os.close(self.handle)
-            self.handle = None
+        """The lock to hold while the tokens are renewed (``with cache.locked(): ...``)."""
+        return FileLock(self.lock_path).acquire()

@@ -24,18 +24,17 @@ def parse_rate_limit_header(value):
     Unknown or malformed entries are skipped: pacing is an optimisation, never a failure."""
     entries = {}
     for item in (value or "").split(","):
-        parts = [part.strip() for part in item.split(";")]
-        name = parts[0].strip('"') if parts else ""
+        name, *parts = [part.strip() for part in item.split(";")]
+        name = name.strip('"')
         if not name:
             continue
         params = {}
-        for part in parts[1:]:
-            key, sep, raw = part.partition("=")
-            if sep:
-                try:
-                    params[key.strip()] = int(float(raw.strip().strip('"')))
-                except ValueError:
-                    continue
+        for part in parts:
+            key, _sep, raw = part.partition("=")
+            try:
+                params[key.strip()] = int(float(raw.strip().strip('"')))
+            except (ValueError, OverflowError):  # no "=", not a number, infinite
+                continue
         entries[name] = params
     return entries
 
@@ -77,15 +76,11 @@ class RateLimitPacing:
                 self.shared_quota.observe(quota_key[0], quota_key[1], remaining, policy)
             except QuotaFileUnusable as error:
                 self._pace_alone(error)
-        if not remaining:
-            return
-        now = self.clock()
-        self.rate_limits = {}
-        for name, values in remaining.items():
-            entry = dict(policy.get(name, {}))
-            entry.update(values)
-            entry["at"] = now
-            self.rate_limits[name] = entry
+        if remaining:
+            now = self.clock()
+            self.rate_limits = {
+                name: {**policy.get(name, {}), **values, "at": now} for name, values in remaining.items()
+            }
 
     def forget(self):
         """After a wait for a window to reset: the counters seen before it are stale."""

@@ -176,14 +176,8 @@ def retry_after_seconds(value, now):
         delay = float(text)
     except ValueError:
         try:
-            when = parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError, OverflowError):
-            return None
-        if when is None:
-            return None
-        try:
-            delay = when.timestamp() - now
-        except (OverflowError, ValueError, OSError):
+            delay = parsedate_to_datetime(text).timestamp() - now
+        except (TypeError, ValueError, IndexError, OverflowError, OSError):  # not an HTTP date, or one out of range
             return None
     if math.isnan(delay):
         return None

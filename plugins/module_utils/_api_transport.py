@@ -67,7 +67,7 @@ class Transport:
         # CURL_CA_BUNDLE) in the environment override a session-level verify=False, so
         # validate_certs=false was ignored wherever one of them is set; a per-request False stands.
         self.validate_certs = validate_certs
-        self.session = _SameOriginSession()
+        self.session = _SameOriginSession(api_url)
         self.session.max_redirects = MAX_REDIRECTS
         self.session.headers.update(headers)
 
@@ -76,13 +76,6 @@ class Transport:
         when no answer came, or one the client does not accept."""
         try:
             raw = self._send(method, url, params, json_body, headers, follow_redirects)
-        except CrossOriginRedirect as redirect:
-            raise TransportFailure(
-                REFUSED,
-                f"the answer was a redirect to another server ({without_query(redirect.location)}), not followed: the "
-                f"client only follows redirects within {self.api_url}",
-                code="cross_origin_redirect",
-            )
         except SSLError as error:
             raise TransportFailure(
                 REFUSED,
@@ -95,15 +88,12 @@ class Transport:
         if raw.status_code in REDIRECT_STATUSES:
             # Only the token exchange gets here (other requests follow same-origin redirects):
             # its body holds the client secret, which is never sent anywhere else.
-            raise TransportFailure(
-                REFUSED,
-                "the API answered HTTP {} redirecting to {}, not followed: the token "
-                "exchange follows no redirect".format(
-                    raw.status_code, without_query(raw.headers.get("Location") or "?")
-                ),
-                code="redirect_refused",
-                status=raw.status_code,
+            location = without_query(raw.headers.get("Location") or "?")
+            message = (
+                f"the API answered HTTP {raw.status_code} redirecting to {location}, not followed: the token "
+                "exchange follows no redirect"
             )
+            raise TransportFailure(REFUSED, message, code="redirect_refused", status=raw.status_code)
         return raw
 
     def _send(self, method, url, params, json_body, headers, follow_redirects):
@@ -127,8 +117,7 @@ class Transport:
             declared = raw.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
                 raise _too_large(url)
-            chunks = []
-            size = 0
+            body = bytearray()
             read = getattr(raw.raw, "read1", None) or raw.raw.read
             while True:
                 if time.monotonic() > deadline:
@@ -146,13 +135,12 @@ class Transport:
                     raise ChunkedEncodingError(error)
                 if not chunk:
                     break
-                size += len(chunk)
-                if size > MAX_RESPONSE_BYTES:
+                body += chunk
+                if len(body) > MAX_RESPONSE_BYTES:
                     raise _too_large(url)
-                chunks.append(chunk)
         finally:
             raw.close()
-        raw._content = b"".join(chunks)  # what requests' .content, .text and .json() read
+        raw._content = bytes(body)  # what requests' .content, .text and .json() read
         raw._content_consumed = True
         return raw
 
@@ -164,19 +152,16 @@ def checked_api_url(api_url):
     api_url = str(api_url).rstrip("/")
     parts = urlsplit(api_url)
     if "@" in parts.netloc:
-        raise LocalRefusal(
-            "api_url must not carry a user name or password (user:password@host); give the "
-            "credentials as client_id and client_secret. The URL was refused for {}://{}".format(
-                parts.scheme, parts.netloc.rpartition("@")[2]
-            ),
-            code="invalid_api_url",
+        host = parts.netloc.rpartition("@")[2]
+        message = (
+            "api_url must not carry a user name or password (user:password@host); give the credentials as "
+            f"client_id and client_secret. The URL was refused for {parts.scheme}://{host}"
         )
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise LocalRefusal(
-            "api_url must be an http:// or https:// URL with a host name, such as https://api.example.com/v1",
-            code="invalid_api_url",
-        )
-    return api_url
+    elif parts.scheme not in ("http", "https") or not parts.hostname:
+        message = "api_url must be an http:// or https:// URL with a host name, such as https://api.example.com/v1"
+    else:
+        return api_url
+    raise LocalRefusal(message, code="invalid_api_url")
 
 
 def origin(url):
@@ -217,17 +202,15 @@ def _too_large(url):
     )
 
 
-class CrossOriginRedirect(Exception):
-    def __init__(self, location):
-        super().__init__(location)
-        self.location = location
-
-
 if HAS_REQUESTS:
 
     class _SameOriginSession(requests.Session):
         """A session that follows redirects only within the origin (scheme, host and port) of the
         request: the access token, a request body or the answer of another server never cross."""
+
+        def __init__(self, api_url):
+            super().__init__()
+            self.api_url = api_url
 
         def resolve_redirects(self, resp, req, *args, **kwargs):
             if kwargs.get("yield_requests"):
@@ -238,5 +221,10 @@ if HAS_REQUESTS:
 
         def rebuild_auth(self, prepared_request, response):
             if origin(prepared_request.url) != origin(response.request.url):
-                raise CrossOriginRedirect(prepared_request.url)
+                raise TransportFailure(
+                    REFUSED,
+                    f"the answer was a redirect to another server ({without_query(prepared_request.url)}), not "
+                    f"followed: the client only follows redirects within {self.api_url}",
+                    code="cross_origin_redirect",
+                )
             return super().rebuild_auth(prepared_request, response)

@@ -19,16 +19,12 @@ does not learn a small endpoint quota from a burst of 429s.
 Like the rest of the client this file imports nothing from Ansible.
 """
 
+import contextlib
 import json
 import os
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import UnsafeCachePath, ensure_private_directory
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import open_private_file as _open_private_file
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not on POSIX: no sharing, per-process pacing
-    fcntl = None
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import LocalRefusal
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import FileLock
 
 FORMAT = "cloudcompute.cloud rate limits 1"
 PROJECT = "project"
@@ -46,15 +42,6 @@ LATENCY_MARGIN = 0.15
 
 class QuotaFileUnusable(Exception):
     """The state file cannot be shared: the caller falls back to pacing on its own."""
-
-
-def open_private_file(path):
-    """The state file or its lock, under the token cache's rules (``_locks``)."""
-    try:
-        ensure_private_directory(os.path.dirname(path))
-        return _open_private_file(path)
-    except UnsafeCachePath as problem:
-        raise QuotaFileUnusable(f"{path}: {problem.strerror}")
 
 
 class SharedQuota:
@@ -92,74 +79,48 @@ class SharedQuota:
                 elif "q" not in state["quotas"].get(key, {"q": None}):
                     del state["quotas"][key]  # an answer without the headers: let the next request probe
 
+    @contextlib.contextmanager
     def _state(self):
-        return _LockedState(self)
-
-
-class _LockedState:
-    """The state, read under the lock on entry and written back on a clean exit."""
-
-    def __init__(self, quota):
-        self.quota = quota
-        self.handle = None
-        self.state = None
-
-    def __enter__(self):
-        if fcntl is None:
-            raise QuotaFileUnusable("no file locking on this platform")
+        """The state, read under the file's lock and written back when the block ends without an
+        error; the kernel drops the lock when the file is closed, or its holder dies."""
         try:
-            self.handle = open_private_file(self.quota.path)
-        except OSError as error:
-            raise QuotaFileUnusable(f"cannot open {self.quota.path}: {error}")
-        try:
-            fcntl.flock(self.handle, fcntl.LOCK_EX)
-            self.state = self._read()
-        except Exception:
-            os.close(self.handle)
-            raise
-        return self.state
+            lock = FileLock(self.path).acquire()
+        except LocalRefusal as refusal:
+            raise QuotaFileUnusable(refusal.api_message)
+        with lock:
+            state = self._read(lock.descriptor)
+            yield state
+            now = self.clock()
+            state["quotas"] = {
+                key: entry
+                for key, entry in state["quotas"].items()
+                if entry.get("reset_at", entry.get("probe_until", now)) >= now - FORGET_AFTER
+            }
+            _write(lock.descriptor, state)
 
-    def _read(self):
+    def _read(self, descriptor):
         raw = b""
-        while True:
-            chunk = os.read(self.handle, 65536)
-            if not chunk:
-                break
+        while chunk := os.read(descriptor, 65536):
             raw += chunk
+        fresh = {"format": FORMAT, "identity": self.identity, "quotas": {}}
         if not raw:
-            return {"format": FORMAT, "identity": self.quota.identity, "quotas": {}}
+            return fresh
         try:
-            state = json.loads(raw.decode("utf-8"))
+            state = json.loads(raw)
         except ValueError:
             state = None
         if not isinstance(state, dict) or state.get("format") != FORMAT or not isinstance(state.get("quotas"), dict):
-            # Start afresh for the next process, and pace on our own this time.
-            self._write({"format": FORMAT, "identity": self.quota.identity, "quotas": {}})
-            raise QuotaFileUnusable(f"{self.quota.path} was not a rate-limit state file; it has been reset")
-        if state.get("identity") != self.quota.identity:
-            raise QuotaFileUnusable(f"{self.quota.path} belongs to another API URL or client id")
+            _write(descriptor, fresh)  # start afresh for the next process, and pace on our own this time
+            raise QuotaFileUnusable(f"{self.path} was not a rate-limit state file; it has been reset")
+        if state.get("identity") != self.identity:
+            raise QuotaFileUnusable(f"{self.path} belongs to another API URL or client id")
         return state
 
-    def _write(self, state):
-        data = json.dumps(state, separators=(",", ":")).encode("utf-8")
-        os.lseek(self.handle, 0, os.SEEK_SET)
-        os.ftruncate(self.handle, 0)
-        os.write(self.handle, data)
 
-    def __exit__(self, exc_type, *exc_info):
-        try:
-            if exc_type is None:
-                now = self.quota.clock()
-                quotas = self.state["quotas"]
-                for key in [
-                    key
-                    for key, entry in quotas.items()
-                    if entry.get("reset_at", entry.get("probe_until", now)) < now - FORGET_AFTER
-                ]:
-                    del quotas[key]
-                self._write(self.state)
-        finally:
-            os.close(self.handle)  # closing drops the lock
+def _write(descriptor, state):
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    os.ftruncate(descriptor, 0)
+    os.write(descriptor, json.dumps(state, separators=(",", ":")).encode())
 
 
 def endpoint_key(method, path):

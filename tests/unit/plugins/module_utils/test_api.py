@@ -13,10 +13,10 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     ApiClient,
     ApiError,
     parse_created_id,
-    parse_rate_limit_header,
     single_item,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import ResponseLost
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import parse_rate_limit_header
 
 PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q unit@test"
 
@@ -100,6 +100,8 @@ def test_rate_limit_headers_are_parsed_and_malformed_entries_skipped():
     assert parsed["endpoint"] == {"r": 59, "t": 60}
     assert parsed["garbage"] == {}
     assert parse_rate_limit_header(None) == {}
+    # a hostile server's numbers are skipped like any other malformed entry, never a crash
+    assert parse_rate_limit_header('"project";r=inf;t=1e400;q=nan;w=60') == {"project": {"w": 60}}
 
 
 # ------------------------------------------------------------------- auth and token cache

@@ -12,13 +12,13 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     NAME,
     ApiClient,
     ApiError,
-    InvalidPathValue,
-    TokenCache,
     api_path,
     list_of_objects,
     path_value,
-    retry_after_seconds,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_auth import TokenCache
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import InvalidPathValue
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry import retry_after_seconds
 
 # ------------------------------------------------------------------------------ api_path
 
@@ -223,3 +223,13 @@ def test_an_unsafe_cache_directory_is_refused_with_a_clear_error(tmp_path, probl
     assert problem in str(refused.value) and "token_cache to false" in str(refused.value)
     with pytest.raises(ApiError):
         cache.load()
+
+
+def test_a_cache_directory_that_cannot_be_created_is_refused_like_an_unsafe_one(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    cache = TokenCache(str(tmp_path / "a-file" / "tokens"), "http://api/v1", "id", "secret")
+    with pytest.raises(ApiError) as refused:
+        with cache.locked():
+            pass
+    assert refused.value.code == "unsafe_token_cache"
+    assert "cannot be created (Not a directory)" in str(refused.value) and "token_cache to false" in str(refused.value)

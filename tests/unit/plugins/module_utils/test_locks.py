@@ -12,8 +12,9 @@ import time
 
 import pytest
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import (
-    CreateLock,
+    FileLock,
     create_lock_path,
     release_create_locks,
 )
@@ -23,8 +24,8 @@ URL = "https://api.example.test/v1"
 
 HOLDER = """
 import sys, time
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import CreateLock
-CreateLock(sys.argv[1]).acquire()
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import FileLock
+FileLock(sys.argv[1]).acquire()
 print("held", flush=True)
 time.sleep(600)
 """
@@ -71,7 +72,7 @@ def test_lock_file_and_directory_are_private(tmp_path):
     directory = tmp_path / "cache" / "tokens"
     old_umask = os.umask(0)
     try:
-        with CreateLock(create_lock_path(str(directory), URL, "a", "instance", "web")) as lock:
+        with FileLock(create_lock_path(str(directory), URL, "a", "instance", "web")) as lock:
             assert lock.held
             assert stat.S_IMODE(os.stat(lock.path).st_mode) == 0o600
     finally:
@@ -85,9 +86,9 @@ def test_a_symlink_in_place_of_the_lock_file_is_refused(tmp_path):
     target.write_text("keep")
     path = create_lock_path(str(tmp_path), URL, "a", "instance", "web")
     os.symlink(str(target), path)
-    with pytest.raises(OSError) as raised:
-        CreateLock(path).acquire()
-    assert raised.value.errno == errno.ELOOP
+    with pytest.raises(ApiError, match="never a symbolic link") as raised:
+        FileLock(path).acquire()
+    assert raised.value.code == "unsafe_token_cache" and "token_cache to false" in str(raised.value)
     assert target.read_text() == "keep"
 
 
@@ -107,7 +108,7 @@ def test_a_sigkilled_holder_never_blocks_the_others(tmp_path):
     os.kill(holder.pid, signal.SIGKILL)
     holder.wait()
     started = time.monotonic()
-    with CreateLock(path) as lock:
+    with FileLock(path) as lock:
         assert lock.held
     assert time.monotonic() - started < 5
 
@@ -135,7 +136,7 @@ def test_a_module_result_releases_every_lock_of_the_process(tmp_path):
     # A process that runs module after module (a test runner, a module reused in-process) must
     # not find its own lock still held on the next lookup of the same name.
     paths = [create_lock_path(str(tmp_path), URL, "a", "instance", name) for name in ("web", "db")]
-    locks = [CreateLock(path).acquire() for path in paths]
+    locks = [FileLock(path).acquire() for path in paths]
     release_create_locks()
     assert not any(lock.held for lock in locks)
     for path in paths:
