@@ -123,6 +123,14 @@ def hinted(hints):
         raise
 
 
+def unknown_type_hints(kind, code):
+    """``hints`` for a request about the instance or cluster type ``code`` (``kind``): a 404 says
+    the API does not know it, and where the valid codes are."""
+    return {
+        404: f"The API does not know the {kind} type {code!r}; cloudcompute.cloud.{kind}_type_info lists the valid codes."
+    }
+
+
 def set_only(values):
     """The entries of a query or body that are set: the API treats null as absent, we omit it."""
     return dict((name, value) for name, value in (values or {}).items() if value is not None)

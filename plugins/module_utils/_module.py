@@ -5,7 +5,6 @@
 their environment fallbacks), the API client built from them, and API errors turned into
 ``fail_json`` with a ``failure`` dict instead of a traceback."""
 
-import copy
 from urllib.parse import urlsplit
 
 from ansible.module_utils.basic import AnsibleModule, _load_params, env_fallback, missing_required_lib
@@ -76,32 +75,25 @@ def checkable_spec(argument_spec, params):
     ``no_log``, the whole value is then hidden from the result, since its secrets are no longer
     known as such. Nothing changes for parameters of the right shape.
     """
-    safe = None
+    safe = dict(argument_spec)
     for option, spec in argument_spec.items():
         suboptions = spec.get("options")
-        if not suboptions or spec.get("type") not in ("dict", "list"):
+        if not suboptions or spec.get("type") not in ("dict", "list") or not isinstance(params, dict):
             continue
-        given = [params[name] for name in _names(option, spec) if isinstance(params, dict) and name in params]
         items = []
-        for value in given:
+        for value in (params[name] for name in _names(option, spec) if name in params):
             # Ansible goes through a list's items even where one dictionary is expected
             items.extend(value if isinstance(value, list) else [value])
         if any(isinstance(item, (bool, int, float)) for item in items):
-            replacement = dict((key, value) for key, value in spec.items() if key != "options")
+            safe[option] = {key: value for key, value in spec.items() if key != "options"}
             if _holds_secrets(suboptions):
-                replacement["no_log"] = True
-        else:
-            safe_suboptions = suboptions
-            for item in items:
-                if isinstance(item, dict):
-                    safe_suboptions = checkable_spec(safe_suboptions, item)
-            if safe_suboptions is suboptions:
-                continue
-            replacement = dict(spec, options=safe_suboptions)
-        if safe is None:
-            safe = copy.copy(argument_spec)
-        safe[option] = replacement
-    return argument_spec if safe is None else safe
+                safe[option]["no_log"] = True
+            continue
+        for item in items:
+            if isinstance(item, dict):
+                suboptions = checkable_spec(suboptions, item)
+        safe[option] = dict(spec, options=suboptions)
+    return safe
 
 
 # The instance modules' option to show the instances' Jupyter token, a credential, in their results.
@@ -132,14 +124,8 @@ class CloudComputeModule(AnsibleModule):
     @property
     def client(self):
         if self._client is None:
-            self._client = ApiClient(
-                api_url=self.params["api_url"],
-                client_id=self.params["client_id"],
-                client_secret=self.params["client_secret"],
-                validate_certs=self.params["validate_certs"],
-                request_timeout=self.params["request_timeout"],
-                token_cache=self.params["token_cache"],
-            )
+            # the common options are the client's settings, under the same names
+            self._client = ApiClient(**{option: self.params[option] for option in COMMON_ARGUMENT_SPEC})
         return self._client
 
     def hide_jupyter_tokens(self, instances):
@@ -156,16 +142,15 @@ class CloudComputeModule(AnsibleModule):
         return masked
 
     def exit_json(self, **result):
-        self._show_client_notes()
-        release_create_locks()
+        self._before_exit()
         super().exit_json(**result)
 
     def fail_json(self, msg, **result):
-        self._show_client_notes()
-        release_create_locks()
+        self._before_exit()
         super().fail_json(msg, **result)
 
-    def _show_client_notes(self):
+    def _before_exit(self):
+        release_create_locks()
         # What the client noticed but handled (shared rate limits unusable, ...): for -vvv only.
         if self._client is not None and self._verbosity >= 3:
             for note in self._client.notes:

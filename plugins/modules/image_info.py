@@ -114,11 +114,15 @@ images:
       type: bool
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    Filter,
+    exactly,
+    exit_list_info,
+    unknown_type_hints,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 PATHS = {"os": "/images", "cluster": "/images/cluster"}
-TYPE_CATALOGS = {"os": "instance_type_info", "cluster": "cluster_type_info"}
 
 FILTERS = (
     Filter("image_type", "image_type"),
@@ -139,15 +143,7 @@ def main():
     )
     kind, type_code = module.params["kind"], module.params["instance_type"]
     # Only with a type is a 404 about the type (without one it would mean a wrong api_url).
-    hints = (
-        {
-            404: "The API does not know the {} type {!r}; cloudcompute.cloud.{} lists the valid codes.".format(
-                "instance" if kind == "os" else "cluster", type_code, TYPE_CATALOGS[kind]
-            )
-        }
-        if type_code
-        else None
-    )
+    hints = unknown_type_hints("instance" if kind == "os" else "cluster", type_code) if type_code else None
     exit_list_info(module, "images", PATHS[kind], query={"instance_type": type_code}, filters=FILTERS, hints=hints)
 
 
