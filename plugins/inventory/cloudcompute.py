@@ -325,17 +325,16 @@ display = Display()
 
 CONFIG_SUFFIXES = ("cloudcompute.yml", "cloudcompute.yaml")
 ALL_HOSTS_GROUP = "cloudcompute"
-KIND_GROUPS = {
-    "instance": "cloudcompute_instances",
-    "jump_host": "cloudcompute_jump_hosts",
-    "worker": "cloudcompute_workers",
-}
+# cloudcompute_instances, cloudcompute_jump_hosts, cloudcompute_workers
+KIND_GROUPS = {kind: f"{ALL_HOSTS_GROUP}_{kind}s" for kind in ("instance", "jump_host", "worker")}
 CREDENTIAL_VARIABLES = {
     "api_url": "CLOUDCOMPUTE_API_URL",
     "client_id": "CLOUDCOMPUTE_CLIENT_ID",
     "client_secret": "CLOUDCOMPUTE_CLIENT_SECRET",
 }
 PROJECT_OPTIONS = ("name", "api_url", "client_id", "client_secret")
+# The connection options that every project shares (the credentials are each project's own).
+SHARED_CONNECTION_OPTIONS = ("api_url", "token_cache", "validate_certs", "request_timeout")
 LIST_FILTERS = ("status", "location", "instance_type", "cluster_type")
 FILTER_NAMES = LIST_FILTERS + ("tags",)
 # The filters that apply to each kind of host (a worker's location and tags are its cluster's,
@@ -404,13 +403,7 @@ class Criteria:
     must match. ``defaults`` are the values of filters not given."""
 
     def __init__(self, spec, option, defaults=None):
-        unknown = _unknown_keys(spec, option, FILTER_NAMES)
-        if unknown:
-            raise AnsibleParserError(
-                "cloudcompute inventory: unknown {} {} (known: {})".format(
-                    option, ", ".join(unknown), ", ".join(FILTER_NAMES)
-                )
-            )
+        _refuse_unknown_keys(spec, option, FILTER_NAMES, "unknown " + option + " {}")
         spec = dict(defaults or {}, **spec)
         values = {name: _string_set(spec.get(name), f"{option}.{name}") for name in LIST_FILTERS}
         tags = spec.get("tags") or {}
@@ -542,19 +535,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def _connection(self, project, where):
         """(name, connection options) of one project; ``where`` names its entry of ``projects``
         (None: the top-level credentials)."""
-        unknown = _unknown_keys(project, where, PROJECT_OPTIONS)
-        if unknown:
-            raise AnsibleParserError(
-                "cloudcompute inventory: unknown options {} in {} (known: {})".format(
-                    ", ".join(unknown), where, ", ".join(PROJECT_OPTIONS)
-                )
-            )
-        connection = {
-            "api_url": self._templated(self.get_option("api_url")),
-            "token_cache": self._templated(self.get_option("token_cache")),
-            "validate_certs": self.get_option("validate_certs"),
-            "request_timeout": self.get_option("request_timeout"),
-        }
+        _refuse_unknown_keys(project, where, PROJECT_OPTIONS, "unknown options {} in " + str(where))
+        connection = {name: self._templated(self.get_option(name)) for name in SHARED_CONNECTION_OPTIONS}
         connection.update(
             (name, self._templated(value)) for name, value in project.items() if name != "name" and value is not None
         )
@@ -913,11 +895,18 @@ def group_name(category, value):
     return GROUP_NAME_UNSAFE.sub("_", (f"{ALL_HOSTS_GROUP}_{category}_{value}").lower())
 
 
-def _unknown_keys(value, option, known):
-    """The keys of a dictionary option that are not ``known``; refuses a value that is no dictionary."""
+def _refuse_unknown_keys(value, option, known, unknown_message):
+    """Refuse a dictionary option that is no dictionary or has keys that are not ``known``
+    (``unknown_message`` says so, with ``{}`` for those keys)."""
     if not isinstance(value, dict):
         raise AnsibleParserError(f"cloudcompute inventory: {option} must be a dictionary, got {value!r}")
-    return sorted(str(name) for name in set(value) - set(known))
+    unknown = sorted(str(name) for name in set(value) - set(known))
+    if unknown:
+        raise AnsibleParserError(
+            "cloudcompute inventory: {} (known: {})".format(
+                unknown_message.format(", ".join(unknown)), ", ".join(known)
+            )
+        )
 
 
 def _is_a(value, kind):

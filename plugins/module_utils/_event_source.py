@@ -40,12 +40,10 @@ class SourceError(Exception):
 
 def connection_settings(args, environ=None):
     environ = os.environ if environ is None else environ
-    settings = {}
-    for option, (variable, default) in CONNECTION_OPTIONS.items():
-        value = args.get(option)
-        if value is None:
-            value = environ.get(variable, default)
-        settings[option] = value
+    settings = {
+        option: environ.get(variable, default) if args.get(option) is None else args[option]
+        for option, (variable, default) in CONNECTION_OPTIONS.items()
+    }
     missing = [option for option in ("api_url", "client_id", "client_secret") if not settings[option]]
     if missing:
         raise SourceError(
@@ -109,8 +107,7 @@ def load_state(path):
 def save_state(path, state):
     """Replace the file in one step (write a sibling, rename): a crash leaves the old or the new."""
     directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        os.makedirs(directory)
+    os.makedirs(directory, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".state-", dir=directory)
     try:
         with os.fdopen(handle, "w") as output:

@@ -118,6 +118,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
     Filter,
     exactly,
     exit_list_info,
+    filter_options,
     unknown_type_hints,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
@@ -125,21 +126,17 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
 PATHS = {"os": "/images", "cluster": "/images/cluster"}
 
 FILTERS = (
-    Filter("image_type", "image_type"),
-    Filter("category", "category"),
-    Filter("default", "is_default", exactly),
+    Filter("image_type", "image_type", type="list", elements="str"),
+    Filter("category", "category", type="list", elements="str"),
+    Filter("default", "is_default", exactly, type="bool"),
 )
 
 
 def main():
     module = CloudComputeModule(
-        argument_spec=dict(
-            kind=dict(type="str", choices=["os", "cluster"], default="os"),
-            instance_type=dict(type="str"),
-            image_type=dict(type="list", elements="str"),
-            category=dict(type="list", elements="str"),
-            default=dict(type="bool"),
-        ),
+        argument_spec=filter_options(
+            FILTERS, kind=dict(type="str", choices=["os", "cluster"], default="os"), instance_type=dict(type="str")
+        )
     )
     kind, type_code = module.params["kind"], module.params["instance_type"]
     # Only with a type is a 404 about the type (without one it would mean a wrong api_url).
