@@ -473,10 +473,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             if not isinstance(error, REQUIRED_OPTION_ERROR) and MISSING_OPTION_TEXT not in str(error.message):
                 raise
             # Ansible names the option; add where else it can come from.
+            variables = ", ".join(CREDENTIAL_VARIABLES.values())
             raise AnsibleParserError(
-                "cloudcompute inventory: {} Set it in {} or in the environment ({}).".format(
-                    error.message, path, ", ".join(CREDENTIAL_VARIABLES.values())
-                )
+                f"cloudcompute inventory: {error.message} Set it in {path} or in the environment ({variables})."
             )
         self.prefix = self.get_option("hostvars_prefix") or ""
         if not VARIABLE_PREFIX.match(self.prefix):
@@ -526,9 +525,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         names = [name for name, _connection in connections]
         if len(set(names)) != len(names):
             raise AnsibleParserError(
-                "cloudcompute inventory: projects must have different names (or client ids): {}".format(
-                    ", ".join(names)
-                )
+                f"cloudcompute inventory: projects must have different names (or client ids): {', '.join(names)}"
             )
         return connections
 
@@ -544,10 +541,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if missing and where:
             raise AnsibleParserError("cloudcompute inventory: {} has no {}".format(where, " and no ".join(missing)))
         if missing:
+            variables = ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)
             raise AnsibleParserError(
-                "cloudcompute inventory: {} empty (set in the configuration file or as {})".format(
-                    " and ".join(missing), ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)
-                )
+                f"cloudcompute inventory: {' and '.join(missing)} empty (set in the configuration file or as {variables})"
             )
         connection["api_url"] = connection["api_url"].rstrip("/")
         return str(project.get("name") or connection["client_id"]), connection
@@ -676,12 +672,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         (the cluster's record) or a worker of ``cluster``: the record's API fields as host
         variables, grouped by kind, location, status and instance type or cluster."""
         owner = record if cluster is None else cluster  # whose location, tags and cluster these are
-        hostvars = {self.prefix + key: value for key, value in record.items() if key not in UNEXPOSED_FIELDS}
+        variables = {key: value for key, value in record.items() if key not in UNEXPOSED_FIELDS}
         if cluster is not None:
-            hostvars.update((self.prefix + name, cluster.get(field)) for name, field in WORKER_CLUSTER_FIELDS.items())
-        hostvars[self.prefix + "tags"] = _tags.current_tags(owner)
-        hostvars[self.prefix + "host_kind"] = kind
-        hostvars[self.prefix + "project"] = project
+            variables.update((name, cluster.get(field)) for name, field in WORKER_CLUSTER_FIELDS.items())
+        variables.update(tags=_tags.current_tags(owner), host_kind=kind, project=project)
+        hostvars = {self.prefix + name: value for name, value in variables.items()}
         groups = [
             KIND_GROUPS[kind],
             group_name("location", owner.get("location")),
@@ -713,8 +708,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         """The address, or None when it is neither an IP address nor a host name (with a warning)."""
         if address and not is_safe_address(address):
             display.warning(
-                "cloudcompute inventory: the {} of {} is {!r}, neither an IP address nor a host name; "
-                "the host is listed without connection variables".format(connect_with, record["id"], address)
+                f"cloudcompute inventory: the {connect_with} of {record['id']} is {address!r}, neither an IP address "
+                "nor a host name; the host is listed without connection variables"
             )
             return None
         return address
@@ -832,14 +827,13 @@ def check_records(items, request):
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise AnsibleParserError(
-                "cloudcompute inventory: the API answered %s as element %d of %s where a list of "
-                "objects was expected" % (_json_type(item), index, request)
+                f"cloudcompute inventory: the API answered {_json_type(item)} as element {index} of {request} "
+                "where a list of objects was expected"
             )
         problem = _record_problem(item)
         if problem:
             raise AnsibleParserError(
-                "cloudcompute inventory: the API answered a record with %s as element %d of %s"
-                % (problem, index, request)
+                f"cloudcompute inventory: the API answered a record with {problem} as element {index} of {request}"
             )
 
 
@@ -902,11 +896,8 @@ def _refuse_unknown_keys(value, option, known, unknown_message):
         raise AnsibleParserError(f"cloudcompute inventory: {option} must be a dictionary, got {value!r}")
     unknown = sorted(str(name) for name in set(value) - set(known))
     if unknown:
-        raise AnsibleParserError(
-            "cloudcompute inventory: {} (known: {})".format(
-                unknown_message.format(", ".join(unknown)), ", ".join(known)
-            )
-        )
+        message = unknown_message.format(", ".join(unknown))
+        raise AnsibleParserError(f"cloudcompute inventory: {message} (known: {', '.join(known)})")
 
 
 def _is_a(value, kind):

@@ -46,11 +46,8 @@ def connection_settings(args, environ=None):
     }
     missing = [option for option in ("api_url", "client_id", "client_secret") if not settings[option]]
     if missing:
-        raise SourceError(
-            "missing {}: set the source argument or {}".format(
-                ", ".join(missing), ", ".join(CONNECTION_OPTIONS[option][0] for option in missing)
-            )
-        )
+        variables = ", ".join(CONNECTION_OPTIONS[option][0] for option in missing)
+        raise SourceError(f"missing {', '.join(missing)}: set the source argument or {variables}")
     settings["validate_certs"] = boolean(settings["validate_certs"], "validate_certs")
     settings["request_timeout"] = positive_number(settings["request_timeout"], "request_timeout")
     return settings
@@ -96,9 +93,7 @@ def load_state(path):
     try:
         with open(path) as handle:
             return json.load(handle)
-    except OSError:
-        if os.path.exists(path):
-            raise
+    except FileNotFoundError:  # the first run: nothing delivered yet
         return None
     except ValueError as error:
         raise SourceError(f"state_file {path} is not the JSON this source writes: {error}")

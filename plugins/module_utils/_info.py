@@ -23,6 +23,7 @@ Filters compare one way in every info module:
 from contextlib import contextmanager
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
 
@@ -37,14 +38,6 @@ def field_value(item, path):
 
 def _folded(value):
     return value.lower() if isinstance(value, str) else value
-
-
-def _number(value):
-    """Catalog prices are numeric strings, counts are integers: compare both as numbers."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 # Tests: test(value of the item's field, the option's value) -> keep the item?
@@ -78,12 +71,12 @@ def carries_tags(tags, wanted):
 
 
 def at_least(value, wanted):
-    number = _number(value)
+    number = as_number(value)  # catalog prices are numeric strings, counts are integers
     return number is not None and number >= wanted
 
 
 def at_most(value, wanted):
-    number = _number(value)
+    number = as_number(value)
     return number is not None and number <= wanted
 
 

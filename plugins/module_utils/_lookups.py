@@ -46,15 +46,12 @@ cluster_named = functools.partial(_hostname_named, "cluster")
 def volume_named(volumes, name, location=None):
     """The volume with this name (in ``location`` when given) among ``volumes``, or None. A name
     used in several locations is ambiguous without the location."""
-    return pick_one(
-        [
-            item
-            for item in volumes
-            if item.get("name") == name and (location is None or item.get("location") == location)
-        ],
-        "volume",
-        name,
-    )
+    return pick_one([item for item in in_location(volumes, location) if item.get("name") == name], "volume", name)
+
+
+def in_location(volumes, location):
+    """The volumes in ``location``; all of them when it is None."""
+    return [volume for volume in volumes if location is None or volume.get("location") == location]
 
 
 def ssh_key_references(client):
@@ -69,9 +66,7 @@ def volume_references(client, location=None, known=()):
     """Active volumes by name or id, only those in ``location`` when it is given."""
     return References(
         "volume",
-        lambda: [
-            volume for volume in client.get_list("/volumes") if location is None or volume.get("location") == location
-        ],
+        lambda: in_location(client.get_list("/volumes"), location),
         known=known,
         scope=f" in {location}" if location else "",
     )

@@ -105,9 +105,7 @@ class CloudComputeModule(AnsibleModule):
     """An AnsibleModule with the common options, a lazily built API client, and ``fail_api``."""
 
     def __init__(self, argument_spec, **kwargs):
-        spec = dict(COMMON_ARGUMENT_SPEC)
-        spec.update(argument_spec)
-        spec = checkable_spec(spec, _load_params())
+        spec = checkable_spec(dict(COMMON_ARGUMENT_SPEC, **argument_spec), _load_params())
         kwargs.setdefault("supports_check_mode", True)
         # Before AnsibleModule's own argument checks, which may already call fail_json.
         self._client = None

@@ -6,7 +6,7 @@ the ``offers`` lookup. Pure functions over the API's answers, so they are tested
 
 
 def as_number(text):
-    """A price the API sends as text, as a float (None when absent)."""
+    """A price the API sends as text (or a count), as a float; None when absent or no number."""
     try:
         return float(text)
     except (TypeError, ValueError):

@@ -100,11 +100,9 @@ def pick_one(candidates, what, identity):
     if not candidates:
         return None
     if len(candidates) > 1:
-        raise AmbiguousName(
-            "%d %ss are named %r: give the id of the one you mean (ids: %s)"
-            % (len(candidates), what, identity, ", ".join(sorted(str(item.get("id")) for item in candidates))),
-            candidates,
-        )
+        ids = ", ".join(sorted(str(item.get("id")) for item in candidates))
+        message = f"{len(candidates)} {what}s are named {identity!r}: give the id of the one you mean (ids: {ids})"
+        raise AmbiguousName(message, candidates)
     return candidates[0]
 
 
@@ -175,12 +173,8 @@ def refuse_differences(what, pairs, advice, option_prefix=""):
         if desired is not None and desired != current
     )
     if differing:
-        raise ModuleFailure(
-            "cannot change {} of existing {}: {}".format(
-                ", ".join(option_prefix + option for option in sorted(differing)), what, advice
-            ),
-            immutable=differing,
-        )
+        options = ", ".join(option_prefix + option for option in sorted(differing))
+        raise ModuleFailure(f"cannot change {options} of existing {what}: {advice}", immutable=differing)
 
 
 class References:
@@ -419,10 +413,8 @@ class Resource:
             for loser in discarded:
                 self.discard_created(loser, body)
             self.module.warn(
-                "another run created {} {!r} at the same time: this task deleted {}, which it had just "
-                "created, and adopted {}, the oldest, which every run keeps".format(
-                    self.noun, name, ", ".join(discarded), winner
-                )
+                f"another run created {self.noun} {name!r} at the same time: this task deleted {', '.join(discarded)}, "
+                f"which it had just created, and adopted {winner}, the oldest, which every run keeps"
             )
             return winner
         finally:
@@ -460,11 +452,8 @@ class Resource:
             return
         missing = [option for option in self.required_to_create if self.params.get(option) is None]
         if missing:
-            raise ModuleFailure(
-                "state={} needs {} to create a new {}".format(
-                    self.params.get("state"), " and ".join(missing), self.noun
-                )
-            )
+            state = self.params.get("state")
+            raise ModuleFailure(f"state={state} needs {' and '.join(missing)} to create a new {self.noun}")
 
     def view(self, resource):
         """The part of a resource shown in ``--diff``: its id and the declared fields."""
@@ -539,9 +528,8 @@ class Resource:
         immutable = [field.option for field, _value in changes if field.on_change == IMMUTABLE]
         if immutable:
             raise ModuleFailure(
-                "cannot change {} of existing {} {} (immutable); delete and recreate it instead".format(
-                    ", ".join(immutable), self.noun, current.get("id")
-                )
+                f"cannot change {', '.join(immutable)} of existing {self.noun} {current.get('id')} (immutable); "
+                "delete and recreate it instead"
             )
         if any(field.on_change == REPLACE for field, _value in changes) or not self.update_method:
             return [Step("replace", self.replace, self.predicted)]
