@@ -403,7 +403,7 @@ class Criteria:
     must match. ``defaults`` are the values of filters not given."""
 
     def __init__(self, spec, option, defaults=None):
-        _refuse_unknown_keys(spec, option, FILTER_NAMES, "unknown " + option + " {}")
+        _refuse_unknown_keys(spec, option, FILTER_NAMES, lambda names: f"unknown {option} {names}")
         spec = dict(defaults or {}, **spec)
         values = {name: _string_set(spec.get(name), f"{option}.{name}") for name in LIST_FILTERS}
         tags = spec.get("tags") or {}
@@ -532,7 +532,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def _connection(self, project, where):
         """(name, connection options) of one project; ``where`` names its entry of ``projects``
         (None: the top-level credentials)."""
-        _refuse_unknown_keys(project, where, PROJECT_OPTIONS, "unknown options {} in " + str(where))
+        _refuse_unknown_keys(project, where, PROJECT_OPTIONS, lambda names: f"unknown options {names} in {where}")
         connection = {name: self._templated(self.get_option(name)) for name in SHARED_CONNECTION_OPTIONS}
         connection.update(
             (name, self._templated(value)) for name, value in project.items() if name != "name" and value is not None
@@ -889,15 +889,16 @@ def group_name(category, value):
     return GROUP_NAME_UNSAFE.sub("_", (f"{ALL_HOSTS_GROUP}_{category}_{value}").lower())
 
 
-def _refuse_unknown_keys(value, option, known, unknown_message):
+def _refuse_unknown_keys(value, option, known, describe_unknown):
     """Refuse a dictionary option that is no dictionary or has keys that are not ``known``
-    (``unknown_message`` says so, with ``{}`` for those keys)."""
+    (``describe_unknown(names)`` says so)."""
     if not isinstance(value, dict):
         raise AnsibleParserError(f"cloudcompute inventory: {option} must be a dictionary, got {value!r}")
     unknown = sorted(str(name) for name in set(value) - set(known))
     if unknown:
-        message = unknown_message.format(", ".join(unknown))
-        raise AnsibleParserError(f"cloudcompute inventory: {message} (known: {', '.join(known)})")
+        raise AnsibleParserError(
+            f"cloudcompute inventory: {describe_unknown(', '.join(unknown))} (known: {', '.join(known)})"
+        )
 
 
 def _is_a(value, kind):
