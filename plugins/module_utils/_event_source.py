@@ -8,7 +8,9 @@ atomically. Like ``_api.py`` it imports nothing from Ansible: ansible-rulebook l
 sources in its own Python.
 """
 
+import asyncio
 import json
+import logging
 import os
 import tempfile
 
@@ -32,6 +34,7 @@ CONNECTION_OPTIONS = {
 # resource, a bad request. The source stops with the API's message instead of retrying forever.
 PERMANENT_STATUSES = (400, 401, 403, 404)
 MAX_FAILURE_DELAY = 300.0
+LOGGER = logging.getLogger(__name__)
 
 
 class SourceError(Exception):
@@ -85,6 +88,29 @@ def failure_delay(failures, interval):
 
 def is_permanent(error):
     return isinstance(error, ApiError) and error.status in PERMANENT_STATUSES
+
+
+async def poll_forever(name, interval, poll, deliver):
+    """Every ``interval`` seconds, ``poll()`` for events (in a thread: it makes blocking requests)
+    and ``await deliver(event)`` for each. A poll that fails is logged and tried again after a
+    growing delay (``failure_delay``); an API answer that polling again will not change stops the
+    source (``name``) with the API's message."""
+    failures = 0
+    while True:
+        try:
+            events = await asyncio.to_thread(poll)
+        except Exception as error:  # pylint: disable=broad-except
+            if is_permanent(error):
+                raise SourceError(f"{name}: {error.describe()}") from None
+            failures += 1
+            delay = failure_delay(failures, interval)
+            LOGGER.warning("%s poll failed (%s); trying again in %.0f s", name, error, delay)
+            await asyncio.sleep(delay)
+            continue
+        failures = 0
+        for event in events:
+            await deliver(event)
+        await asyncio.sleep(interval)
 
 
 def load_state(path):

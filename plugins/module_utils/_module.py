@@ -50,11 +50,12 @@ TAGS_ARGUMENT_SPEC = dict(
 
 # api_url is needed by every request; the credentials only by those that need a token (public
 # catalog reads do not), so their absence is reported by the first request that needs them.
-REQUIRED_API_URL = ("api_url", "CLOUDCOMPUTE_API_URL")
-REQUIRED_CREDENTIALS = (
-    ("client_id", "CLOUDCOMPUTE_CLIENT_ID"),
-    ("client_secret", "CLOUDCOMPUTE_CLIENT_SECRET"),
-)
+CREDENTIALS = ("client_id", "client_secret")
+
+
+def _with_variable(option):
+    """A connection option as messages name it: with the environment variable it falls back to."""
+    return "{} (or {})".format(option, COMMON_ARGUMENT_SPEC[option]["fallback"][1][0])
 
 
 def _names(option, spec):
@@ -112,10 +113,10 @@ class CloudComputeModule(AnsibleModule):
         super().__init__(argument_spec=spec, **kwargs)
         if not HAS_REQUESTS:
             self.fail_json(msg=missing_required_lib("requests"), exception=str(REQUESTS_IMPORT_ERROR))
-        if not self.params.get(REQUIRED_API_URL[0]):
-            self.fail_json(msg="missing required connection options: {} (or {})".format(*REQUIRED_API_URL))
+        if not self.params.get("api_url"):
+            self.fail_json(msg="missing required connection options: " + _with_variable("api_url"))
         # A password in api_url is refused by the client; it must not be shown meanwhile either.
-        password = urlsplit(str(self.params[REQUIRED_API_URL[0]])).password
+        password = urlsplit(str(self.params["api_url"])).password
         if password:
             self.no_log_values.add(password)
 
@@ -168,8 +169,8 @@ class CloudComputeModule(AnsibleModule):
         except ModuleFailure as failure:
             self.fail_json(msg=failure.msg, **failure.result)
         except MissingCredentials as missing:
-            names = ["{} (or {})".format(*pair) for pair in REQUIRED_CREDENTIALS if not self.params.get(pair[0])]
+            names = ", ".join(_with_variable(option) for option in CREDENTIALS if not self.params.get(option))
             self.fail_json(
-                msg="missing required connection options: {} ({}; only the public catalog "
-                "endpoints can be read without credentials)".format(", ".join(names), missing)
+                msg=f"missing required connection options: {names} ({missing}; only the public catalog "
+                "endpoints can be read without credentials)"
             )

@@ -107,13 +107,11 @@ def tag_changes(resource, desired, purge):
     With ``purge`` false, tags not listed stay. ``desired`` None means leave tags alone."""
     if desired is None:
         return {}, []
-    present = dict((tag["key"], tag) for tag in resource.get("tags") or [])
-    to_add = dict(
-        (key, value)
-        for key, value in desired.items()
-        if key not in present or (present[key].get("value") or "") != value
-    )
-    to_remove = [tag for key, tag in present.items() if key in to_add or (purge and key not in desired)]
+    present = current_tags(resource)
+    to_add = {key: value for key, value in desired.items() if present.get(key) != value}
+    to_remove = [
+        tag for tag in resource.get("tags") or [] if tag["key"] in to_add or (purge and tag["key"] not in desired)
+    ]
     remaining = len(present) - len(to_remove) + len(to_add)
     if remaining > MAX_TAGS:
         raise ModuleFailure(
