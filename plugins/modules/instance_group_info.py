@@ -89,24 +89,26 @@ instance_groups:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
-    Filter,
-    exactly,
-    exit_list_info,
-    filter_options,
-)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 # A group's record names its location location_code, not location.
 FILTERS = (
-    Filter("name", "name", exactly, type="str"),
-    Filter("location_code", "location_code", type="str", aliases=["location"]),
-    Filter("instance_type", "instance_type", type="str"),
+    Filter("name", "name", exactly),
+    Filter("location_code", "location_code"),
+    Filter("instance_type", "instance_type"),
 )
 
 
 def main():
-    module = CloudComputeModule(argument_spec=filter_options(FILTERS, id=dict(type="str")))
+    module = CloudComputeModule(
+        argument_spec=dict(
+            id=dict(type="str"),
+            name=dict(type="str"),
+            location_code=dict(type="str", aliases=["location"]),
+            instance_type=dict(type="str"),
+        ),
+    )
     exit_list_info(module, "instance_groups", "/instance-groups", filters=FILTERS)
 
 
