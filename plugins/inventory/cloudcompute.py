@@ -325,17 +325,16 @@ display = Display()
 
 CONFIG_SUFFIXES = ("cloudcompute.yml", "cloudcompute.yaml")
 ALL_HOSTS_GROUP = "cloudcompute"
-KIND_GROUPS = {
-    "instance": "cloudcompute_instances",
-    "jump_host": "cloudcompute_jump_hosts",
-    "worker": "cloudcompute_workers",
-}
+# cloudcompute_instances, cloudcompute_jump_hosts, cloudcompute_workers
+KIND_GROUPS = {kind: f"{ALL_HOSTS_GROUP}_{kind}s" for kind in ("instance", "jump_host", "worker")}
 CREDENTIAL_VARIABLES = {
     "api_url": "CLOUDCOMPUTE_API_URL",
     "client_id": "CLOUDCOMPUTE_CLIENT_ID",
     "client_secret": "CLOUDCOMPUTE_CLIENT_SECRET",
 }
 PROJECT_OPTIONS = ("name", "api_url", "client_id", "client_secret")
+# The connection options that every project shares (the credentials are each project's own).
+SHARED_CONNECTION_OPTIONS = ("api_url", "token_cache", "validate_certs", "request_timeout")
 LIST_FILTERS = ("status", "location", "instance_type", "cluster_type")
 FILTER_NAMES = LIST_FILTERS + ("tags",)
 # The filters that apply to each kind of host (a worker's location and tags are its cluster's,
@@ -404,13 +403,7 @@ class Criteria:
     must match. ``defaults`` are the values of filters not given."""
 
     def __init__(self, spec, option, defaults=None):
-        unknown = _unknown_keys(spec, option, FILTER_NAMES)
-        if unknown:
-            raise AnsibleParserError(
-                "cloudcompute inventory: unknown {} {} (known: {})".format(
-                    option, ", ".join(unknown), ", ".join(FILTER_NAMES)
-                )
-            )
+        _refuse_unknown_keys(spec, option, FILTER_NAMES, lambda names: f"unknown {option} {names}")
         spec = dict(defaults or {}, **spec)
         values = {name: _string_set(spec.get(name), f"{option}.{name}") for name in LIST_FILTERS}
         tags = spec.get("tags") or {}
@@ -480,10 +473,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             if not isinstance(error, REQUIRED_OPTION_ERROR) and MISSING_OPTION_TEXT not in str(error.message):
                 raise
             # Ansible names the option; add where else it can come from.
+            variables = ", ".join(CREDENTIAL_VARIABLES.values())
             raise AnsibleParserError(
-                "cloudcompute inventory: {} Set it in {} or in the environment ({}).".format(
-                    error.message, path, ", ".join(CREDENTIAL_VARIABLES.values())
-                )
+                f"cloudcompute inventory: {error.message} Set it in {path} or in the environment ({variables})."
             )
         self.prefix = self.get_option("hostvars_prefix") or ""
         if not VARIABLE_PREFIX.match(self.prefix):
@@ -533,28 +525,15 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         names = [name for name, _connection in connections]
         if len(set(names)) != len(names):
             raise AnsibleParserError(
-                "cloudcompute inventory: projects must have different names (or client ids): {}".format(
-                    ", ".join(names)
-                )
+                f"cloudcompute inventory: projects must have different names (or client ids): {', '.join(names)}"
             )
         return connections
 
     def _connection(self, project, where):
         """(name, connection options) of one project; ``where`` names its entry of ``projects``
         (None: the top-level credentials)."""
-        unknown = _unknown_keys(project, where, PROJECT_OPTIONS)
-        if unknown:
-            raise AnsibleParserError(
-                "cloudcompute inventory: unknown options {} in {} (known: {})".format(
-                    ", ".join(unknown), where, ", ".join(PROJECT_OPTIONS)
-                )
-            )
-        connection = {
-            "api_url": self._templated(self.get_option("api_url")),
-            "token_cache": self._templated(self.get_option("token_cache")),
-            "validate_certs": self.get_option("validate_certs"),
-            "request_timeout": self.get_option("request_timeout"),
-        }
+        _refuse_unknown_keys(project, where, PROJECT_OPTIONS, lambda names: f"unknown options {names} in {where}")
+        connection = {name: self._templated(self.get_option(name)) for name in SHARED_CONNECTION_OPTIONS}
         connection.update(
             (name, self._templated(value)) for name, value in project.items() if name != "name" and value is not None
         )
@@ -562,10 +541,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if missing and where:
             raise AnsibleParserError("cloudcompute inventory: {} has no {}".format(where, " and no ".join(missing)))
         if missing:
+            variables = ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)
             raise AnsibleParserError(
-                "cloudcompute inventory: {} empty (set in the configuration file or as {})".format(
-                    " and ".join(missing), ", ".join(CREDENTIAL_VARIABLES[name] for name in missing)
-                )
+                f"cloudcompute inventory: {' and '.join(missing)} empty (set in the configuration file or as {variables})"
             )
         connection["api_url"] = connection["api_url"].rstrip("/")
         return str(project.get("name") or connection["client_id"]), connection
@@ -694,12 +672,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         (the cluster's record) or a worker of ``cluster``: the record's API fields as host
         variables, grouped by kind, location, status and instance type or cluster."""
         owner = record if cluster is None else cluster  # whose location, tags and cluster these are
-        hostvars = {self.prefix + key: value for key, value in record.items() if key not in UNEXPOSED_FIELDS}
+        variables = {key: value for key, value in record.items() if key not in UNEXPOSED_FIELDS}
         if cluster is not None:
-            hostvars.update((self.prefix + name, cluster.get(field)) for name, field in WORKER_CLUSTER_FIELDS.items())
-        hostvars[self.prefix + "tags"] = _tags.current_tags(owner)
-        hostvars[self.prefix + "host_kind"] = kind
-        hostvars[self.prefix + "project"] = project
+            variables.update((name, cluster.get(field)) for name, field in WORKER_CLUSTER_FIELDS.items())
+        variables.update(tags=_tags.current_tags(owner), host_kind=kind, project=project)
+        hostvars = {self.prefix + name: value for name, value in variables.items()}
         groups = [
             KIND_GROUPS[kind],
             group_name("location", owner.get("location")),
@@ -731,8 +708,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         """The address, or None when it is neither an IP address nor a host name (with a warning)."""
         if address and not is_safe_address(address):
             display.warning(
-                "cloudcompute inventory: the {} of {} is {!r}, neither an IP address nor a host name; "
-                "the host is listed without connection variables".format(connect_with, record["id"], address)
+                f"cloudcompute inventory: the {connect_with} of {record['id']} is {address!r}, neither an IP address "
+                "nor a host name; the host is listed without connection variables"
             )
             return None
         return address
@@ -850,14 +827,13 @@ def check_records(items, request):
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise AnsibleParserError(
-                "cloudcompute inventory: the API answered %s as element %d of %s where a list of "
-                "objects was expected" % (_json_type(item), index, request)
+                f"cloudcompute inventory: the API answered {_json_type(item)} as element {index} of {request} "
+                "where a list of objects was expected"
             )
         problem = _record_problem(item)
         if problem:
             raise AnsibleParserError(
-                "cloudcompute inventory: the API answered a record with %s as element %d of %s"
-                % (problem, index, request)
+                f"cloudcompute inventory: the API answered a record with {problem} as element {index} of {request}"
             )
 
 
@@ -913,11 +889,16 @@ def group_name(category, value):
     return GROUP_NAME_UNSAFE.sub("_", (f"{ALL_HOSTS_GROUP}_{category}_{value}").lower())
 
 
-def _unknown_keys(value, option, known):
-    """The keys of a dictionary option that are not ``known``; refuses a value that is no dictionary."""
+def _refuse_unknown_keys(value, option, known, describe_unknown):
+    """Refuse a dictionary option that is no dictionary or has keys that are not ``known``
+    (``describe_unknown(names)`` says so)."""
     if not isinstance(value, dict):
         raise AnsibleParserError(f"cloudcompute inventory: {option} must be a dictionary, got {value!r}")
-    return sorted(str(name) for name in set(value) - set(known))
+    unknown = sorted(str(name) for name in set(value) - set(known))
+    if unknown:
+        raise AnsibleParserError(
+            f"cloudcompute inventory: {describe_unknown(', '.join(unknown))} (known: {', '.join(known)})"
+        )
 
 
 def _is_a(value, kind):

@@ -155,17 +155,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils import _api
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import filter_offers, offers_from
 
 CONNECTION_OPTIONS = ("api_url", "client_id", "client_secret", "validate_certs", "request_timeout", "token_cache")
-FILTERS = (
-    "gpu_model",
-    "gpus",
-    "min_gpus",
-    "min_gpu_memory_gb",
-    "cpu_only",
-    "spot",
-    "locations",
-    "max_price_per_hour",
-    "available",
-)
 
 
 class LookupModule(LookupBase):
@@ -179,15 +168,15 @@ class LookupModule(LookupBase):
             raise AnsibleLookupError(
                 f"cloudcompute.cloud.offers needs the requests Python library: {_api.REQUESTS_IMPORT_ERROR}"
             )
-        filters = dict((name, self.get_option(name)) for name in FILTERS)
-        connection = dict((name, self.get_option(name)) for name in CONNECTION_OPTIONS)
+        options = self.get_options()
+        connection = {name: options[name] for name in CONNECTION_OPTIONS}
         if not connection["api_url"]:
             raise AnsibleLookupError("cloudcompute.cloud.offers: api_url is missing (option or CLOUDCOMPUTE_API_URL)")
         try:
             client = _api.ApiClient(**connection)
             catalog = client.get_list("/instance-types", authenticated=False)
             availability = {}
-            for spot in (False, True) if filters["spot"] is None else (filters["spot"],):
+            for spot in (False, True) if options["spot"] is None else (options["spot"],):
                 availability[spot] = client.get_list(
                     "/instance-availability", params={"is_spot": "true"} if spot else None
                 )
@@ -198,4 +187,4 @@ class LookupModule(LookupBase):
             )
         except _api.ApiError as error:
             raise AnsibleLookupError(f"cloudcompute.cloud.offers: {error}")
-        return filter_offers(offers_from(catalog, availability), filters)
+        return filter_offers(offers_from(catalog, availability), options)

@@ -8,7 +8,9 @@ atomically. Like ``_api.py`` it imports nothing from Ansible: ansible-rulebook l
 sources in its own Python.
 """
 
+import asyncio
 import json
+import logging
 import os
 import tempfile
 
@@ -32,6 +34,7 @@ CONNECTION_OPTIONS = {
 # resource, a bad request. The source stops with the API's message instead of retrying forever.
 PERMANENT_STATUSES = (400, 401, 403, 404)
 MAX_FAILURE_DELAY = 300.0
+LOGGER = logging.getLogger(__name__)
 
 
 class SourceError(Exception):
@@ -40,19 +43,14 @@ class SourceError(Exception):
 
 def connection_settings(args, environ=None):
     environ = os.environ if environ is None else environ
-    settings = {}
-    for option, (variable, default) in CONNECTION_OPTIONS.items():
-        value = args.get(option)
-        if value is None:
-            value = environ.get(variable, default)
-        settings[option] = value
+    settings = {
+        option: environ.get(variable, default) if args.get(option) is None else args[option]
+        for option, (variable, default) in CONNECTION_OPTIONS.items()
+    }
     missing = [option for option in ("api_url", "client_id", "client_secret") if not settings[option]]
     if missing:
-        raise SourceError(
-            "missing {}: set the source argument or {}".format(
-                ", ".join(missing), ", ".join(CONNECTION_OPTIONS[option][0] for option in missing)
-            )
-        )
+        variables = ", ".join(CONNECTION_OPTIONS[option][0] for option in missing)
+        raise SourceError(f"missing {', '.join(missing)}: set the source argument or {variables}")
     settings["validate_certs"] = boolean(settings["validate_certs"], "validate_certs")
     settings["request_timeout"] = positive_number(settings["request_timeout"], "request_timeout")
     return settings
@@ -92,15 +90,36 @@ def is_permanent(error):
     return isinstance(error, ApiError) and error.status in PERMANENT_STATUSES
 
 
+async def poll_forever(name, interval, poll, deliver):
+    """Every ``interval`` seconds, ``poll()`` for events (in a thread: it makes blocking requests)
+    and ``await deliver(event)`` for each. A poll that fails is logged and tried again after a
+    growing delay (``failure_delay``); an API answer that polling again will not change stops the
+    source (``name``) with the API's message."""
+    failures = 0
+    while True:
+        try:
+            events = await asyncio.to_thread(poll)
+        except Exception as error:  # pylint: disable=broad-except
+            if is_permanent(error):
+                raise SourceError(f"{name}: {error.describe()}") from None
+            failures += 1
+            delay = failure_delay(failures, interval)
+            LOGGER.warning("%s poll failed (%s); trying again in %.0f s", name, error, delay)
+            await asyncio.sleep(delay)
+            continue
+        failures = 0
+        for event in events:
+            await deliver(event)
+        await asyncio.sleep(interval)
+
+
 def load_state(path):
     if not path:
         return None
     try:
         with open(path) as handle:
             return json.load(handle)
-    except OSError:
-        if os.path.exists(path):
-            raise
+    except FileNotFoundError:  # the first run: nothing delivered yet
         return None
     except ValueError as error:
         raise SourceError(f"state_file {path} is not the JSON this source writes: {error}")
@@ -109,8 +128,7 @@ def load_state(path):
 def save_state(path, state):
     """Replace the file in one step (write a sibling, rename): a crash leaves the old or the new."""
     directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        os.makedirs(directory)
+    os.makedirs(directory, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".state-", dir=directory)
     try:
         with os.fdopen(handle, "w") as output:

@@ -23,6 +23,7 @@ Filters compare one way in every info module:
 from contextlib import contextmanager
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
 
@@ -37,14 +38,6 @@ def field_value(item, path):
 
 def _folded(value):
     return value.lower() if isinstance(value, str) else value
-
-
-def _number(value):
-    """Catalog prices are numeric strings, counts are integers: compare both as numbers."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 # Tests: test(value of the item's field, the option's value) -> keep the item?
@@ -78,27 +71,35 @@ def carries_tags(tags, wanted):
 
 
 def at_least(value, wanted):
-    number = _number(value)
+    number = as_number(value)  # catalog prices are numeric strings, counts are integers
     return number is not None and number >= wanted
 
 
 def at_most(value, wanted):
-    number = _number(value)
+    number = as_number(value)
     return number is not None and number <= wanted
 
 
 class Filter:
     """A filter option of an info module: keep the items whose ``field`` (a dotted path; None for
     the whole item) passes ``test(value, option value)``. An option left unset (None, or an
-    empty list or dict) keeps all."""
+    empty list or dict) keeps all. ``spec`` is the option's argument spec, for ``filter_options``
+    (modules that share a filter between options of different specs declare the options
+    themselves)."""
 
-    def __init__(self, option, field, test=equals_any_case):
+    def __init__(self, option, field, test=equals_any_case, **spec):
         self.option = option
         self.field = field
         self.test = test
+        self.spec = spec
 
     def keeps(self, item, wanted):
         return self.test(field_value(item, self.field), wanted)
+
+
+def filter_options(filters, **options):
+    """An info module's argument spec: the option of each filter and the other ``options``."""
+    return dict({item_filter.option: item_filter.spec for item_filter in filters}, **options)
 
 
 def apply_filters(items, filters, params):
@@ -121,6 +122,14 @@ def hinted(hints):
         if hint:
             raise error.with_hint(hint)
         raise
+
+
+def unknown_type_hints(kind, code):
+    """``hints`` for a request about the instance or cluster type ``code`` (``kind``): a 404 says
+    the API does not know it, and where the valid codes are."""
+    return {
+        404: f"The API does not know the {kind} type {code!r}; cloudcompute.cloud.{kind}_type_info lists the valid codes."
+    }
 
 
 def set_only(values):
@@ -184,23 +193,23 @@ def exit_list_info(
 
 # The hardware catalogs (instance types, cluster types): public, priced in the chosen currency,
 # and filtered alike by GPU model, manufacturer, price and supported image.
-PRICED_CATALOG_OPTIONS = dict(
-    currency=dict(type="str", choices=["usd", "eur"], default="usd"),
-    gpu_model=dict(type="list", elements="str"),
-    manufacturer=dict(type="list", elements="str"),
-    max_price_per_hour=dict(type="float"),
-    image=dict(type="str"),
-)
 PRICED_CATALOG_FILTERS = (
-    Filter("gpu_model", "model"),
-    Filter("manufacturer", "manufacturer"),
-    Filter("max_price_per_hour", "price_per_hour", at_most),
-    Filter("image", "supported_os", includes),
+    Filter("gpu_model", "model", type="list", elements="str"),
+    Filter("manufacturer", "manufacturer", type="list", elements="str"),
+    Filter("max_price_per_hour", "price_per_hour", at_most, type="float"),
+    Filter("image", "supported_os", includes, type="str"),
 )
+
+
+def priced_catalog_options(filters):
+    """The argument spec of a hardware catalog with the module's own ``filters``."""
+    return filter_options(
+        PRICED_CATALOG_FILTERS + tuple(filters), currency=dict(type="str", choices=["usd", "eur"], default="usd")
+    )
 
 
 def exit_priced_catalog_info(module, key, path, filters):
-    """A hardware catalog (``PRICED_CATALOG_OPTIONS`` and the module's own ``filters``) in the
+    """A hardware catalog (``priced_catalog_options``, with the module's own ``filters``) in the
     chosen currency."""
     exit_list_info(
         module,

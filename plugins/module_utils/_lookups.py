@@ -10,6 +10,8 @@ for a name that several resources share.
 ``find_taggable`` finds an instance, volume or cluster for the ``tag`` module.
 """
 
+import functools
+
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, looks_like_id, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, fetch_or_none, pick_one
 
@@ -30,36 +32,26 @@ def live_one(matches, noun, name):
     return pick_one(live, noun, name) or (matches[0] if matches else None)
 
 
-def instance_named(instances, hostname, exclude_id=None):
-    """The instance with this hostname among ``instances``, or None."""
+def _hostname_named(noun, records, hostname, exclude_id=None):
+    """The instance or cluster (``noun``) with this hostname among ``records``, or None."""
     return live_one(
-        [item for item in instances if item.get("hostname") == hostname and item.get("id") != exclude_id],
-        "instance",
-        hostname,
+        [item for item in records if item.get("hostname") == hostname and item.get("id") != exclude_id], noun, hostname
     )
 
 
-def cluster_named(clusters, hostname, exclude_id=None):
-    """The cluster with this hostname among ``clusters``, or None."""
-    return live_one(
-        [item for item in clusters if item.get("hostname") == hostname and item.get("id") != exclude_id],
-        "cluster",
-        hostname,
-    )
+instance_named = functools.partial(_hostname_named, "instance")
+cluster_named = functools.partial(_hostname_named, "cluster")
 
 
 def volume_named(volumes, name, location=None):
     """The volume with this name (in ``location`` when given) among ``volumes``, or None. A name
     used in several locations is ambiguous without the location."""
-    return pick_one(
-        [
-            item
-            for item in volumes
-            if item.get("name") == name and (location is None or item.get("location") == location)
-        ],
-        "volume",
-        name,
-    )
+    return pick_one([item for item in in_location(volumes, location) if item.get("name") == name], "volume", name)
+
+
+def in_location(volumes, location):
+    """The volumes in ``location``; all of them when it is None."""
+    return [volume for volume in volumes if location is None or volume.get("location") == location]
 
 
 def ssh_key_references(client):
@@ -74,9 +66,7 @@ def volume_references(client, location=None, known=()):
     """Active volumes by name or id, only those in ``location`` when it is given."""
     return References(
         "volume",
-        lambda: [
-            volume for volume in client.get_list("/volumes") if location is None or volume.get("location") == location
-        ],
+        lambda: in_location(client.get_list("/volumes"), location),
         known=known,
         scope=f" in {location}" if location else "",
     )

@@ -5,7 +5,6 @@
 their environment fallbacks), the API client built from them, and API errors turned into
 ``fail_json`` with a ``failure`` dict instead of a traceback."""
 
-import copy
 from urllib.parse import urlsplit
 
 from ansible.module_utils.basic import AnsibleModule, _load_params, env_fallback, missing_required_lib
@@ -51,11 +50,12 @@ TAGS_ARGUMENT_SPEC = dict(
 
 # api_url is needed by every request; the credentials only by those that need a token (public
 # catalog reads do not), so their absence is reported by the first request that needs them.
-REQUIRED_API_URL = ("api_url", "CLOUDCOMPUTE_API_URL")
-REQUIRED_CREDENTIALS = (
-    ("client_id", "CLOUDCOMPUTE_CLIENT_ID"),
-    ("client_secret", "CLOUDCOMPUTE_CLIENT_SECRET"),
-)
+CREDENTIALS = ("client_id", "client_secret")
+
+
+def _with_variable(option):
+    """A connection option as messages name it: with the environment variable it falls back to."""
+    return "{} (or {})".format(option, COMMON_ARGUMENT_SPEC[option]["fallback"][1][0])
 
 
 def _names(option, spec):
@@ -76,32 +76,25 @@ def checkable_spec(argument_spec, params):
     ``no_log``, the whole value is then hidden from the result, since its secrets are no longer
     known as such. Nothing changes for parameters of the right shape.
     """
-    safe = None
+    safe = dict(argument_spec)
     for option, spec in argument_spec.items():
         suboptions = spec.get("options")
-        if not suboptions or spec.get("type") not in ("dict", "list"):
+        if not suboptions or spec.get("type") not in ("dict", "list") or not isinstance(params, dict):
             continue
-        given = [params[name] for name in _names(option, spec) if isinstance(params, dict) and name in params]
         items = []
-        for value in given:
+        for value in (params[name] for name in _names(option, spec) if name in params):
             # Ansible goes through a list's items even where one dictionary is expected
             items.extend(value if isinstance(value, list) else [value])
         if any(isinstance(item, (bool, int, float)) for item in items):
-            replacement = dict((key, value) for key, value in spec.items() if key != "options")
+            safe[option] = {key: value for key, value in spec.items() if key != "options"}
             if _holds_secrets(suboptions):
-                replacement["no_log"] = True
-        else:
-            safe_suboptions = suboptions
-            for item in items:
-                if isinstance(item, dict):
-                    safe_suboptions = checkable_spec(safe_suboptions, item)
-            if safe_suboptions is suboptions:
-                continue
-            replacement = dict(spec, options=safe_suboptions)
-        if safe is None:
-            safe = copy.copy(argument_spec)
-        safe[option] = replacement
-    return argument_spec if safe is None else safe
+                safe[option]["no_log"] = True
+            continue
+        for item in items:
+            if isinstance(item, dict):
+                suboptions = checkable_spec(suboptions, item)
+        safe[option] = dict(spec, options=suboptions)
+    return safe
 
 
 # The instance modules' option to show the instances' Jupyter token, a credential, in their results.
@@ -113,33 +106,25 @@ class CloudComputeModule(AnsibleModule):
     """An AnsibleModule with the common options, a lazily built API client, and ``fail_api``."""
 
     def __init__(self, argument_spec, **kwargs):
-        spec = dict(COMMON_ARGUMENT_SPEC)
-        spec.update(argument_spec)
-        spec = checkable_spec(spec, _load_params())
+        spec = checkable_spec(dict(COMMON_ARGUMENT_SPEC, **argument_spec), _load_params())
         kwargs.setdefault("supports_check_mode", True)
         # Before AnsibleModule's own argument checks, which may already call fail_json.
         self._client = None
         super().__init__(argument_spec=spec, **kwargs)
         if not HAS_REQUESTS:
             self.fail_json(msg=missing_required_lib("requests"), exception=str(REQUESTS_IMPORT_ERROR))
-        if not self.params.get(REQUIRED_API_URL[0]):
-            self.fail_json(msg="missing required connection options: {} (or {})".format(*REQUIRED_API_URL))
+        if not self.params.get("api_url"):
+            self.fail_json(msg="missing required connection options: " + _with_variable("api_url"))
         # A password in api_url is refused by the client; it must not be shown meanwhile either.
-        password = urlsplit(str(self.params[REQUIRED_API_URL[0]])).password
+        password = urlsplit(str(self.params["api_url"])).password
         if password:
             self.no_log_values.add(password)
 
     @property
     def client(self):
         if self._client is None:
-            self._client = ApiClient(
-                api_url=self.params["api_url"],
-                client_id=self.params["client_id"],
-                client_secret=self.params["client_secret"],
-                validate_certs=self.params["validate_certs"],
-                request_timeout=self.params["request_timeout"],
-                token_cache=self.params["token_cache"],
-            )
+            # the common options are the client's settings, under the same names
+            self._client = ApiClient(**{option: self.params[option] for option in COMMON_ARGUMENT_SPEC})
         return self._client
 
     def hide_jupyter_tokens(self, instances):
@@ -156,16 +141,15 @@ class CloudComputeModule(AnsibleModule):
         return masked
 
     def exit_json(self, **result):
-        self._show_client_notes()
-        release_create_locks()
+        self._before_exit()
         super().exit_json(**result)
 
     def fail_json(self, msg, **result):
-        self._show_client_notes()
-        release_create_locks()
+        self._before_exit()
         super().fail_json(msg, **result)
 
-    def _show_client_notes(self):
+    def _before_exit(self):
+        release_create_locks()
         # What the client noticed but handled (shared rate limits unusable, ...): for -vvv only.
         if self._client is not None and self._verbosity >= 3:
             for note in self._client.notes:
@@ -185,8 +169,8 @@ class CloudComputeModule(AnsibleModule):
         except ModuleFailure as failure:
             self.fail_json(msg=failure.msg, **failure.result)
         except MissingCredentials as missing:
-            names = ["{} (or {})".format(*pair) for pair in REQUIRED_CREDENTIALS if not self.params.get(pair[0])]
+            names = ", ".join(_with_variable(option) for option in CREDENTIALS if not self.params.get(option))
             self.fail_json(
-                msg="missing required connection options: {} ({}; only the public catalog "
-                "endpoints can be read without credentials)".format(", ".join(names), missing)
+                msg=f"missing required connection options: {names} ({missing}; only the public catalog "
+                "endpoints can be read without credentials)"
             )

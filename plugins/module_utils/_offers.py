@@ -6,7 +6,7 @@ the ``offers`` lookup. Pure functions over the API's answers, so they are tested
 
 
 def as_number(text):
-    """A price the API sends as text, as a float (None when absent)."""
+    """A price the API sends as text (or a count), as a float; None when absent or no number."""
     try:
         return float(text)
     except (TypeError, ValueError):
@@ -48,25 +48,27 @@ def offers_from(catalog, availability):
     return offers
 
 
+# The filters of the offers lookup: option -> test(offer, the option's value). An option that is
+# None or an empty list keeps every offer.
+OFFER_TESTS = {
+    "gpu_model": lambda offer, model: (offer["gpu_model"] or "").lower() == model.lower(),
+    "gpus": lambda offer, gpus: offer["gpus"] == gpus,
+    "min_gpus": lambda offer, gpus: offer["gpus"] >= gpus,
+    "min_gpu_memory_gb": lambda offer, size: offer["gpu_memory_gb"] >= size,
+    "cpu_only": lambda offer, cpu_only: (offer["gpus"] == 0) == cpu_only,
+    "spot": lambda offer, spot: offer["spot"] == spot,
+    "locations": lambda offer, locations: offer["location_code"] in locations,
+    "max_price_per_hour": lambda offer, price: offer["price_per_hour"] <= price,
+    "available": lambda offer, available_only: offer["available"] or not available_only,
+}
+
+
 def filter_offers(offers, filters):
-    """The offers matching ``filters`` (the lookup's options; None means "any"), cheapest first."""
-
-    def keep(offer):
-        model = filters.get("gpu_model")
-        checks = (
-            model is None or (offer["gpu_model"] or "").lower() == model.lower(),
-            filters.get("gpus") is None or offer["gpus"] == filters["gpus"],
-            filters.get("min_gpus") is None or offer["gpus"] >= filters["min_gpus"],
-            filters.get("min_gpu_memory_gb") is None or offer["gpu_memory_gb"] >= filters["min_gpu_memory_gb"],
-            filters.get("cpu_only") is None or (offer["gpus"] == 0) == filters["cpu_only"],
-            filters.get("spot") is None or offer["spot"] == filters["spot"],
-            not filters.get("locations") or offer["location_code"] in filters["locations"],
-            filters.get("max_price_per_hour") is None or offer["price_per_hour"] <= filters["max_price_per_hour"],
-            not filters.get("available", True) or offer["available"],
-        )
-        return all(checks)
-
+    """The offers matching ``filters`` (the lookup's options; ``available`` is true unless given),
+    cheapest first."""
+    filters = {"available": True, **filters}
+    tests = [(test, filters[option]) for option, test in OFFER_TESTS.items() if filters.get(option) not in (None, [])]
     return sorted(
-        (offer for offer in offers if keep(offer)),
+        (offer for offer in offers if all(test(offer, wanted) for test, wanted in tests)),
         key=lambda offer: (offer["price_per_hour"], offer["instance_type"], offer["location_code"], offer["spot"]),
     )

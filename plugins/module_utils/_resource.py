@@ -14,9 +14,11 @@ diff, the wait budget and the result shape stay here.
 import calendar
 import datetime
 import time
+from contextlib import contextmanager
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     ID,
+    KEY,
     ApiError,
     api_path,
     looks_like_id,
@@ -24,7 +26,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import apply_tag_changes, predicted_tags
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import predicted_tags
 
 # How a change to a field is applied to an existing resource.
 UPDATE = "update"  # sent with the resource's update request (PATCH)
@@ -56,12 +58,17 @@ class WaitBudget:
     def remaining(self):
         return max(0.0, self.deadline - self.clock())
 
+    def pause(self, interval, left):
+        """Sleep before the next poll: ``interval``, or longer when the rate-limit headers ask for
+        it, but never more than ``left``. Returns the next interval, growing up to ten seconds."""
+        self.sleep(min(left, max(interval, self.client.pacing_delay())))
+        return min(MAX_POLL_INTERVAL, interval * 1.5)
+
     def until(self, fetch, done, description, failed=None, describe=None):
         """Poll ``fetch()`` until ``done(value)``; return that value.
 
         ``failed(value)`` returning a message stops the wait with that message (e.g. an
-        instance that went to ``error``). The interval grows from a quarter second to ten
-        seconds and stretches further when the rate-limit headers ask for it.
+        instance that went to ``error``). The polls start a quarter second apart (``pause``).
         """
         interval = FIRST_POLL_INTERVAL
         while True:
@@ -77,8 +84,7 @@ class WaitBudget:
                 raise ModuleFailure(
                     f"timed out after {self.timeout}s waiting for {description}{last}; raise wait_timeout or set wait: false"
                 )
-            self.sleep(min(remaining, max(interval, self.client.pacing_delay())))
-            interval = min(MAX_POLL_INTERVAL, interval * 1.5)
+            interval = self.pause(interval, remaining)
 
 
 class AmbiguousName(ModuleFailure):
@@ -94,11 +100,9 @@ def pick_one(candidates, what, identity):
     if not candidates:
         return None
     if len(candidates) > 1:
-        raise AmbiguousName(
-            "%d %ss are named %r: give the id of the one you mean (ids: %s)"
-            % (len(candidates), what, identity, ", ".join(sorted(str(item.get("id")) for item in candidates))),
-            candidates,
-        )
+        ids = ", ".join(sorted(str(item.get("id")) for item in candidates))
+        message = f"{len(candidates)} {what}s are named {identity!r}: give the id of the one you mean (ids: {ids})"
+        raise AmbiguousName(message, candidates)
     return candidates[0]
 
 
@@ -127,14 +131,22 @@ def is_not_found(error):
     return isinstance(error, ApiError) and error.status == 404
 
 
+@contextmanager
+def ignoring(*statuses):
+    """Swallow an ``ApiError`` with one of these HTTP statuses: a 404 from a delete of something
+    already gone, a 409 from an add already made, are the state that was wanted."""
+    try:
+        yield
+    except ApiError as error:
+        if error.status not in statuses:
+            raise
+
+
 def fetch_or_none(client, path):
     """GET one resource; None when the API answers 404."""
-    try:
+    with ignoring(404):
         return client.get_one(path)
-    except ApiError as error:
-        if is_not_found(error):
-            return None
-        raise
+    return None
 
 
 def confirm_after_lost_response(error, took_effect):
@@ -161,12 +173,8 @@ def refuse_differences(what, pairs, advice, option_prefix=""):
         if desired is not None and desired != current
     )
     if differing:
-        raise ModuleFailure(
-            "cannot change {} of existing {}: {}".format(
-                ", ".join(option_prefix + option for option in sorted(differing)), what, advice
-            ),
-            immutable=differing,
-        )
+        options = ", ".join(option_prefix + option for option in sorted(differing))
+        raise ModuleFailure(f"cannot change {options} of existing {what}: {advice}", immutable=differing)
 
 
 class References:
@@ -216,12 +224,7 @@ class References:
 
     def ids(self, references):
         """Ids for a list of references, in order and without duplicates."""
-        result = []
-        for reference in references or []:
-            resource_id = self.id(reference)
-            if resource_id not in result:
-                result.append(resource_id)
-        return result
+        return list(dict.fromkeys(self.id(reference) for reference in references or []))
 
 
 class Step:
@@ -305,11 +308,12 @@ class Resource:
         """Resources that may carry this name (filtered exactly by ``find_by_name``)."""
         return self.client.get_list(self.path)
 
+    def carrying(self, name):
+        """Every resource carrying ``name``, read afresh (one call)."""
+        return [item for item in self.list_named(name) if item.get(self.name_field) == name]
+
     def find_by_name(self, name, exclude_id=None):
-        matches = [
-            item for item in self.list_named(name) if item.get(self.name_field) == name and item.get("id") != exclude_id
-        ]
-        return pick_one(matches, self.noun, name)
+        return pick_one([item for item in self.carrying(name) if item.get("id") != exclude_id], self.noun, name)
 
     def find(self):
         """The existing resource named by the module's identity (``id``, else the name).
@@ -365,16 +369,11 @@ class Resource:
                 # a record without its creation time (an SSH key) may be young as well
                 if any(age is not None and age > SETTLE_WINDOW for age in ages) or left <= 0:
                     raise
-                self.budget.sleep(min(left, max(interval, self.client.pacing_delay())))
-                interval = min(MAX_POLL_INTERVAL, interval * 1.5)
+                interval = self.budget.pause(interval, left)
 
     def same_name(self, name):
         """Every live resource carrying ``name``, read afresh (one call)."""
-        return [
-            item
-            for item in self.list_named(name)
-            if item.get(self.name_field) == name and item.get("status") not in self.going_away
-        ]
+        return [item for item in self.carrying(name) if item.get("status") not in self.going_away]
 
     def create_unique(self, path, body, exclude_id=None, **create_options):
         """``client.create()`` the resource ``body`` names, making sure the name ends up carried
@@ -414,10 +413,8 @@ class Resource:
             for loser in discarded:
                 self.discard_created(loser, body)
             self.module.warn(
-                "another run created {} {!r} at the same time: this task deleted {}, which it had just "
-                "created, and adopted {}, the oldest, which every run keeps".format(
-                    self.noun, name, ", ".join(discarded), winner
-                )
+                f"another run created {self.noun} {name!r} at the same time: this task deleted {', '.join(discarded)}, "
+                f"which it had just created, and adopted {winner}, the oldest, which every run keeps"
             )
             return winner
         finally:
@@ -429,22 +426,23 @@ class Resource:
 
     # ---------------------------------------------------------------------- desired state
 
+    def given(self):
+        """[(Field, desired value)] for every field whose option the user set."""
+        return [
+            (field, self.params[field.option]) for field in self.fields if self.params.get(field.option) is not None
+        ]
+
     def desired(self):
         """API field -> desired value, for every option the user set."""
-        return dict(
-            (field.api, self.params[field.option]) for field in self.fields if self.params.get(field.option) is not None
-        )
+        return {field.api: wanted for field, wanted in self.given()}
 
     def changes(self, current):
         """Fields whose desired value differs from the current one: [(Field, desired)]."""
-        found = []
-        for field in self.fields:
-            wanted = self.params.get(field.option)
-            if wanted is None:
-                continue
-            if field.normalize(wanted) != field.normalize(current.get(field.api)):
-                found.append((field, wanted))
-        return found
+        return [
+            (field, wanted)
+            for field, wanted in self.given()
+            if field.normalize(wanted) != field.normalize(current.get(field.api))
+        ]
 
     def validate(self):
         """Reject input that can be rejected locally, before any API call: here, a task that
@@ -454,11 +452,8 @@ class Resource:
             return
         missing = [option for option in self.required_to_create if self.params.get(option) is None]
         if missing:
-            raise ModuleFailure(
-                "state={} needs {} to create a new {}".format(
-                    self.params.get("state"), " and ".join(missing), self.noun
-                )
-            )
+            state = self.params.get("state")
+            raise ModuleFailure(f"state={state} needs {' and '.join(missing)} to create a new {self.noun}")
 
     def view(self, resource):
         """The part of a resource shown in ``--diff``: its id and the declared fields."""
@@ -489,11 +484,8 @@ class Resource:
         return self.fetch(current["id"])
 
     def delete(self, current):
-        try:
+        with ignoring(404):  # gone meanwhile: that is what we wanted
             self.client.delete(self.item_path(current[self.id_field]), params=self.delete_query())
-        except ApiError as error:
-            if not is_not_found(error):  # gone meanwhile: that is what we wanted
-                raise
 
     def delete_query(self):
         """Query parameters of the delete request: none, unless the API's delete takes some (how
@@ -536,9 +528,8 @@ class Resource:
         immutable = [field.option for field, _value in changes if field.on_change == IMMUTABLE]
         if immutable:
             raise ModuleFailure(
-                "cannot change {} of existing {} {} (immutable); delete and recreate it instead".format(
-                    ", ".join(immutable), self.noun, current.get("id")
-                )
+                f"cannot change {', '.join(immutable)} of existing {self.noun} {current.get('id')} (immutable); "
+                "delete and recreate it instead"
             )
         if any(field.on_change == REPLACE for field, _value in changes) or not self.update_method:
             return [Step("replace", self.replace, self.predicted)]
@@ -549,13 +540,25 @@ class Resource:
 
     def tag_step(self, to_add, to_remove):
         """The step that adds and removes tags (``_tags.tag_changes``) under the resource's
-        ``tags`` path. It leaves the resource as predicted: ``read_back()`` reads it afterwards."""
+        ``tags`` path. It leaves the resource as predicted: ``read_back()`` reads it afterwards.
+
+        It removes first, so a changed value never collides with the old tag. Both are safe to
+        repeat: when a lost response hid a remove or an add that worked, the repetition answers
+        404 (already removed) or 409 (already added), which is the state wanted."""
 
         def predict(resource):
             return dict(resource, tags=predicted_tags(resource, to_add, to_remove))
 
         def apply(resource):
-            apply_tag_changes(self.client, self.item_path(resource["id"], "tags"), to_add, to_remove)
+            tags_path = self.item_path(resource["id"], "tags")
+            for tag in to_remove:
+                with ignoring(404):
+                    self.client.delete(
+                        api_path(tags_path, path_value(tag.get("id") or tag["key"], "tag id or key", KEY))
+                    )
+            for key, value in sorted(to_add.items()):
+                with ignoring(409):
+                    self.client.post(tags_path, {"key": key, "value": value}, idempotent=True)
             return predict(resource)
 
         return Step("tag", apply, predict)

@@ -107,13 +107,11 @@ def tag_changes(resource, desired, purge):
     With ``purge`` false, tags not listed stay. ``desired`` None means leave tags alone."""
     if desired is None:
         return {}, []
-    present = dict((tag["key"], tag) for tag in resource.get("tags") or [])
-    to_add = dict(
-        (key, value)
-        for key, value in desired.items()
-        if key not in present or (present[key].get("value") or "") != value
-    )
-    to_remove = [tag for key, tag in present.items() if key in to_add or (purge and key not in desired)]
+    present = current_tags(resource)
+    to_add = {key: value for key, value in desired.items() if present.get(key) != value}
+    to_remove = [
+        tag for tag in resource.get("tags") or [] if tag["key"] in to_add or (purge and tag["key"] not in desired)
+    ]
     remaining = len(present) - len(to_remove) + len(to_add)
     if remaining > MAX_TAGS:
         raise ModuleFailure(
@@ -139,29 +137,6 @@ def predicted_tags(resource, to_add, to_remove):
     tags = [tag for tag in resource.get("tags") or [] if tag["key"] not in removed]
     tags.extend({"id": None, "key": key, "value": value} for key, value in sorted(to_add.items()))
     return tags
-
-
-def apply_tag_changes(client, tags_path, to_add, to_remove):
-    """Remove, then add (so a changed value never collides with the old tag).
-
-    Adding is safe to retry: if a lost response hid a successful add, the retry answers 409
-    (already linked), which is the state we wanted; likewise 404 for a tag already removed."""
-    # Imported here: the rest of this file is pure and the inventory plugin uses it without
-    # loading the HTTP stack (a load served from its cache makes no request).
-    from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import KEY, ApiError, api_path, path_value
-
-    for tag in to_remove:
-        try:
-            client.delete(api_path(tags_path, path_value(tag.get("id") or tag["key"], "tag id or key", KEY)))
-        except ApiError as error:
-            if error.status != 404:
-                raise
-    for key, value in sorted(to_add.items()):
-        try:
-            client.post(tags_path, {"key": key, "value": value}, idempotent=True)
-        except ApiError as error:
-            if error.status != 409:
-                raise
 
 
 def normalize_tag_filter(tags):

@@ -164,6 +164,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import ex
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 
 MAX_PAGE_SIZE = 100
+FILTER_OPTIONS = ("action", "object_type", "start_date", "end_date")
 ROLE_HINTS = {
     403: "The audit log can only be read by the project owner or a member with the admin role; "
     "the user of this credential has neither. Use a credential of an owner or admin."
@@ -177,6 +178,42 @@ def events_of(body):
     if isinstance(body, dict):
         body = body.get("data")
     return body if isinstance(body, list) else []
+
+
+def validate(params):
+    if not 1 <= params["page_size"] <= MAX_PAGE_SIZE:
+        raise ModuleFailure("page_size must be between 1 and %d" % MAX_PAGE_SIZE)
+    if params["limit"] < 0:
+        raise ModuleFailure("limit must be 0 (no limit) or more")
+    if params["fetch_export"] and not params["export"]:
+        raise ModuleFailure("fetch_export needs export: true")
+
+
+def export(client, params, filters):
+    """The link to a file of the events the filters select, and with ``fetch_export`` its events."""
+    with hinted(ROLE_HINTS):
+        link = client.post("/audit/log/download", json_body=set_only(filters), idempotent=True) or {}
+    result = {"url": link.get("url"), "expires_at": link.get("expires_at")}
+    if params["fetch_export"]:
+        try:
+            result["events"] = events_of(client.get_url(result["url"]))
+        except ValueError as error:
+            raise ModuleFailure("the export at {} is not JSON: {}".format(result["url"], error), **result)
+    return result
+
+
+def read_pages(client, params, filters):
+    """The events the filters select, page after page from ``cursor``, up to ``limit``."""
+    events, cursor, limit = [], params["cursor"], params["limit"]
+    while True:
+        size = min(params["page_size"], limit - len(events)) if limit else params["page_size"]
+        page = read(client, "/audit/log", query=dict(filters, page_size=size, cursor=cursor), hints=ROLE_HINTS)
+        events.extend(events_of(page))
+        previous, cursor = cursor, page.get("cursor") if isinstance(page, dict) else None
+        if cursor and cursor == previous:
+            raise ModuleFailure("the API answered the same cursor twice; stopping after %d events" % len(events))
+        if not cursor or (limit and len(events) >= limit):
+            return {"events": events, "cursor": cursor}
 
 
 def main():
@@ -194,43 +231,11 @@ def main():
         ),
     )
     params = module.params
-    client = module.client
-    filters = dict((name, params[name]) for name in ("action", "object_type", "start_date", "end_date"))
-
-    def validate():
-        if not 1 <= params["page_size"] <= MAX_PAGE_SIZE:
-            raise ModuleFailure("page_size must be between 1 and %d" % MAX_PAGE_SIZE)
-        if params["limit"] < 0:
-            raise ModuleFailure("limit must be 0 (no limit) or more")
-        if params["fetch_export"] and not params["export"]:
-            raise ModuleFailure("fetch_export needs export: true")
-
-    def export():
-        with hinted(ROLE_HINTS):
-            link = client.post("/audit/log/download", json_body=set_only(filters), idempotent=True) or {}
-        result = {"url": link.get("url"), "expires_at": link.get("expires_at")}
-        if params["fetch_export"]:
-            try:
-                result["events"] = events_of(client.get_url(result["url"]))
-            except ValueError as error:
-                raise ModuleFailure("the export at {} is not JSON: {}".format(result["url"], error), **result)
-        return result
-
-    def read_pages():
-        events, cursor, limit = [], params["cursor"], params["limit"]
-        while True:
-            size = min(params["page_size"], limit - len(events)) if limit else params["page_size"]
-            page = read(client, "/audit/log", query=dict(filters, page_size=size, cursor=cursor), hints=ROLE_HINTS)
-            events.extend(events_of(page))
-            previous, cursor = cursor, page.get("cursor") if isinstance(page, dict) else None
-            if cursor and cursor == previous:
-                raise ModuleFailure("the API answered the same cursor twice; stopping after %d events" % len(events))
-            if not cursor or (limit and len(events) >= limit):
-                return {"events": events, "cursor": cursor}
 
     def run():
-        validate()
-        return export() if params["export"] else read_pages()
+        validate(params)
+        filters = {name: params[name] for name in FILTER_OPTIONS}
+        return (export if params["export"] else read_pages)(module.client, params, filters)
 
     exit_info(module, run)
 

@@ -108,11 +108,35 @@ available:
 
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import CODE, api_path, path_value
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, read, read_list
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    exit_info,
+    read,
+    read_list,
+    unknown_type_hints,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 
 PATHS = {"instance": "/instance-availability", "cluster": "/cluster-availability"}
-TYPE_CATALOGS = {"instance": "instance_type_info", "cluster": "cluster_type_info"}
+
+
+def read_availability(client, params):
+    """Capacity per location, of the one type when ``type`` is given (with ``available``)."""
+    kind, type_code = params["kind"], params["type"]
+    query = {"location_code": params["location_code"]}
+    if kind == "instance":
+        query["is_spot"] = "true" if params["spot"] else "false"
+    elif params["spot"]:
+        raise ModuleFailure("spot applies to instances only: the API has no spot capacity for clusters")
+    if not type_code:
+        return {"availability": read_list(client, PATHS[kind], query=query)}
+    # The per-type answer first: it is the one that tells an unknown type (404).
+    path = api_path(PATHS[kind], path_value(type_code, "type", CODE))
+    answer = read(client, path, query=query, hints=unknown_type_hints(kind, type_code))
+    availability = read_list(client, PATHS[kind], query=query)
+    for entry in availability:
+        entry["availabilities"] = [code for code in entry.get("availabilities") or [] if code == type_code]
+    available = str(answer).strip().lower() == "true"  # JSON true, or the text
+    return {"available": available, "availability": availability}
 
 
 def main():
@@ -124,34 +148,7 @@ def main():
             spot=dict(type="bool", default=False),
         ),
     )
-    params = module.params
-    kind, type_code = params["kind"], params["type"]
-
-    def read_availability():
-        query = {"location_code": params["location_code"]}
-        if kind == "instance":
-            query["is_spot"] = "true" if params["spot"] else "false"
-        elif params["spot"]:
-            raise ModuleFailure("spot applies to instances only: the API has no spot capacity for clusters")
-        result = {}
-        if type_code:
-            # The per-type answer first: it is the one that tells an unknown type (404).
-            unknown = f"The API does not know the {kind} type {type_code!r}; cloudcompute.cloud.{TYPE_CATALOGS[kind]} lists the valid codes."
-            answer = read(
-                module.client,
-                api_path(PATHS[kind], path_value(type_code, "type", CODE)),
-                query=query,
-                hints={404: unknown},
-            )
-            result["available"] = str(answer).strip().lower() == "true"  # JSON true, or the text
-        availability = read_list(module.client, PATHS[kind], query=query)
-        if type_code:
-            for entry in availability:
-                entry["availabilities"] = [code for code in entry.get("availabilities") or [] if code == type_code]
-        result["availability"] = availability
-        return result
-
-    exit_info(module, read_availability)
+    exit_info(module, lambda: read_availability(module.client, module.params))
 
 
 if __name__ == "__main__":

@@ -128,21 +128,18 @@ cluster_types:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
-    PRICED_CATALOG_OPTIONS,
     Filter,
     exit_priced_catalog_info,
+    priced_catalog_options,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
+FILTERS = (Filter("cluster_type", "cluster_type", type="list", elements="str"),)
+
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            PRICED_CATALOG_OPTIONS,
-            cluster_type=dict(type="list", elements="str"),
-        ),
-    )
-    exit_priced_catalog_info(module, "cluster_types", "/cluster-types", [Filter("cluster_type", "cluster_type")])
+    module = CloudComputeModule(argument_spec=priced_catalog_options(FILTERS))
+    exit_priced_catalog_info(module, "cluster_types", "/cluster-types", FILTERS)
 
 
 if __name__ == "__main__":

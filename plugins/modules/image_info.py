@@ -114,40 +114,33 @@ images:
       type: bool
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    Filter,
+    exactly,
+    exit_list_info,
+    filter_options,
+    unknown_type_hints,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 PATHS = {"os": "/images", "cluster": "/images/cluster"}
-TYPE_CATALOGS = {"os": "instance_type_info", "cluster": "cluster_type_info"}
 
 FILTERS = (
-    Filter("image_type", "image_type"),
-    Filter("category", "category"),
-    Filter("default", "is_default", exactly),
+    Filter("image_type", "image_type", type="list", elements="str"),
+    Filter("category", "category", type="list", elements="str"),
+    Filter("default", "is_default", exactly, type="bool"),
 )
 
 
 def main():
     module = CloudComputeModule(
-        argument_spec=dict(
-            kind=dict(type="str", choices=["os", "cluster"], default="os"),
-            instance_type=dict(type="str"),
-            image_type=dict(type="list", elements="str"),
-            category=dict(type="list", elements="str"),
-            default=dict(type="bool"),
-        ),
+        argument_spec=filter_options(
+            FILTERS, kind=dict(type="str", choices=["os", "cluster"], default="os"), instance_type=dict(type="str")
+        )
     )
     kind, type_code = module.params["kind"], module.params["instance_type"]
     # Only with a type is a 404 about the type (without one it would mean a wrong api_url).
-    hints = (
-        {
-            404: "The API does not know the {} type {!r}; cloudcompute.cloud.{} lists the valid codes.".format(
-                "instance" if kind == "os" else "cluster", type_code, TYPE_CATALOGS[kind]
-            )
-        }
-        if type_code
-        else None
-    )
+    hints = unknown_type_hints("instance" if kind == "os" else "cluster", type_code) if type_code else None
     exit_list_info(module, "images", PATHS[kind], query={"instance_type": type_code}, filters=FILTERS, hints=hints)
 
 

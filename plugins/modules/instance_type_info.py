@@ -188,32 +188,24 @@ instance_types:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
-    PRICED_CATALOG_OPTIONS,
     Filter,
     at_least,
     at_most,
     exit_priced_catalog_info,
+    priced_catalog_options,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 FILTERS = (
-    Filter("instance_type", "instance_type"),
-    Filter("min_gpus", "gpu.number_of_gpus", at_least),
-    Filter("max_gpus", "gpu.number_of_gpus", at_most),
-    Filter("min_gpu_memory", "gpu_memory.size_in_gigabytes", at_least),
+    Filter("instance_type", "instance_type", type="list", elements="str"),
+    Filter("min_gpus", "gpu.number_of_gpus", at_least, type="int"),
+    Filter("max_gpus", "gpu.number_of_gpus", at_most, type="int"),
+    Filter("min_gpu_memory", "gpu_memory.size_in_gigabytes", at_least, type="int"),
 )
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            PRICED_CATALOG_OPTIONS,
-            instance_type=dict(type="list", elements="str"),
-            min_gpus=dict(type="int"),
-            max_gpus=dict(type="int"),
-            min_gpu_memory=dict(type="int"),
-        ),
-    )
+    module = CloudComputeModule(argument_spec=priced_catalog_options(FILTERS))
     exit_priced_catalog_info(module, "instance_types", "/instance-types", FILTERS)
 
 

@@ -66,22 +66,17 @@ locations:
       sample: FI
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exit_list_info
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exit_list_info, filter_options
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 FILTERS = (
-    Filter("code", "code"),
-    Filter("country_code", "country_code"),
+    Filter("code", "code", type="list", elements="str"),
+    Filter("country_code", "country_code", type="list", elements="str"),
 )
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            code=dict(type="list", elements="str"),
-            country_code=dict(type="list", elements="str"),
-        ),
-    )
+    module = CloudComputeModule(argument_spec=filter_options(FILTERS))
     exit_list_info(module, "locations", "/locations", filters=FILTERS)
 
 

@@ -204,6 +204,18 @@ PRICE_LISTS = {
 PERIODS = ("instance_long_term_periods", "cluster_long_term_periods")
 
 
+def read_price_list(client, params, name):
+    """The price list ``name`` of ``PRICE_LISTS``, as the options ask for it."""
+    path, public = PRICE_LISTS[name]
+    if name == "container_registry_price":
+        return single_item(read(client, path, public=public)) or {}
+    query = {"currency": params["currency"]} if name == "container_types" else None
+    items = read_list(client, path, query=query, public=public)
+    if name in PERIODS and params["enabled_only"]:
+        items = [period for period in items if period.get("is_enabled")]
+    return items
+
+
 def main():
     module = CloudComputeModule(
         argument_spec=dict(
@@ -213,24 +225,12 @@ def main():
         ),
     )
     params = module.params
-
-    def read_prices():
-        result = {}
-        for name in PRICE_LISTS:
-            if name not in params["include"]:
-                continue
-            path, public = PRICE_LISTS[name]
-            if name == "container_registry_price":
-                result[name] = single_item(read(module.client, path, public=public)) or {}
-                continue
-            query = {"currency": params["currency"]} if name == "container_types" else None
-            items = read_list(module.client, path, query=query, public=public)
-            if name in PERIODS and params["enabled_only"]:
-                items = [period for period in items if period.get("is_enabled")]
-            result[name] = items
-        return result
-
-    exit_info(module, read_prices)
+    exit_info(
+        module,
+        lambda: {
+            name: read_price_list(module.client, params, name) for name in PRICE_LISTS if name in params["include"]
+        },
+    )
 
 
 if __name__ == "__main__":

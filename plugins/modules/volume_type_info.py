@@ -89,22 +89,22 @@ volume_types:
       type: float
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
+    Filter,
+    exactly,
+    exit_list_info,
+    filter_options,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 FILTERS = (
-    Filter("type", "type"),
-    Filter("shared_fs", "is_shared_fs", exactly),
+    Filter("type", "type", type="list", elements="str"),
+    Filter("shared_fs", "is_shared_fs", exactly, type="bool"),
 )
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            type=dict(type="list", elements="str"),
-            shared_fs=dict(type="bool"),
-        ),
-    )
+    module = CloudComputeModule(argument_spec=filter_options(FILTERS))
     exit_list_info(module, "volume_types", "/volume-types", filters=FILTERS, public=True)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-import logging
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -114,7 +113,6 @@ EXAMPLES = r"""
           msg: "{{ event.subject }} was evicted"
 """
 
-LOGGER = logging.getLogger(__name__)
 MAX_PAGE_SIZE = 100
 
 
@@ -201,30 +199,24 @@ def _wanted(event, types):
 async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:
     interval, start, types, state_file, page_size = _settings(args)
     reader = AuditLogReader(_event_source.build_client(args), page_size, _event_source.load_state(state_file))
-    failures = 0
-    while True:
-        try:
-            if reader.position is None and start == "now":
-                await asyncio.to_thread(reader.start_at_newest)
-                if state_file:
-                    _event_source.save_state(state_file, reader.position)
-            events = await asyncio.to_thread(reader.new_events)
-        except Exception as error:  # pylint: disable=broad-except
-            if _event_source.is_permanent(error):
-                raise _event_source.SourceError("audit log: %s" % error.describe()) from None
-            failures += 1
-            delay = _event_source.failure_delay(failures, interval)
-            LOGGER.warning("audit log poll failed (%s); trying again in %.0f s", error, delay)
-            await asyncio.sleep(delay)
-            continue
-        failures = 0
-        for event in events:
-            if _wanted(event, types):
-                await queue.put(event)
-            reader.advance(event)
-            if state_file:
-                _event_source.save_state(state_file, reader.position)
-        await asyncio.sleep(interval)
+
+    def save_position():
+        if state_file:
+            _event_source.save_state(state_file, reader.position)
+
+    def poll():
+        if reader.position is None and start == "now":
+            reader.start_at_newest()
+            save_position()
+        return reader.new_events()
+
+    async def deliver(event):
+        if _wanted(event, types):
+            await queue.put(event)
+        reader.advance(event)
+        save_position()
+
+    await _event_source.poll_forever("audit log", interval, poll, deliver)
 
 
 if __name__ == "__main__":

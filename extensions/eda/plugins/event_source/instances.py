@@ -178,22 +178,7 @@ async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:
     emit_existing = _event_source.boolean(args.get("emit_existing", False), "emit_existing")
     include_clusters = _event_source.boolean(args.get("include_clusters", False), "include_clusters")
     watch = InstanceWatch(_event_source.build_client(args), include_clusters)
-    failures = 0
-    while True:
-        try:
-            events = await asyncio.to_thread(watch.changes, emit_existing)
-        except Exception as error:  # pylint: disable=broad-except
-            if _event_source.is_permanent(error):
-                raise _event_source.SourceError("instances: %s" % error.describe()) from None
-            failures += 1
-            delay = _event_source.failure_delay(failures, interval)
-            LOGGER.warning("instance poll failed (%s); trying again in %.0f s", error, delay)
-            await asyncio.sleep(delay)
-            continue
-        failures = 0
-        for event in events:
-            await queue.put(event)
-        await asyncio.sleep(interval)
+    await _event_source.poll_forever("instances", interval, lambda: watch.changes(emit_existing), queue.put)
 
 
 if __name__ == "__main__":
