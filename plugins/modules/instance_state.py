@@ -203,6 +203,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 
 # state -> the status every instance ends in (None: gone)
 TARGET_STATUS = {"running": "running", "stopped": "offline", "hibernated": None, "absent": None}
+# state -> the action that takes an instance there (force makes "shutdown" a force_shutdown)
+ACTIONS = {"running": "start", "stopped": "shutdown", "hibernated": "hibernate", "absent": "delete"}
 MAX_ATTEMPTS = 3
 
 
@@ -228,11 +230,9 @@ def has_status(status):
 
 def accomplished(action, instance):
     """Whether ``instance`` (None when gone) already is where ``action`` takes it."""
-    if action in ("start", "boot"):
-        return has_status("running")(instance)
-    if action in ("shutdown", "force_shutdown"):
-        return has_status("offline")(instance)
-    return is_gone(instance)  # delete, hibernate
+    if action in ("delete", "hibernate"):
+        return is_gone(instance)
+    return has_status("running" if action == "start" else "offline")(instance)
 
 
 def describe(instance):
@@ -252,6 +252,7 @@ class InstanceState:
         # the status every instance ends in; None when the state takes them away (hibernated, absent)
         self.target = TARGET_STATUS[self.state]
         self.shutdown = "force_shutdown" if self.params["force"] else "shutdown"
+        self.action = self.shutdown if self.state == "stopped" else ACTIONS[self.state]
         self.budget = WaitBudget(self.client, self.params["wait_timeout"])
         self.actions = []
         self.failures = []
@@ -308,6 +309,13 @@ class InstanceState:
                 )
         if problems:
             raise ModuleFailure("cannot bring every instance to state={}: {}".format(self.state, "; ".join(problems)))
+
+    def takes_action(self, instance):
+        """Whether the state's action can be sent for ``instance`` as it is now: starting and
+        hibernating take an instance that is offline, shutting down one that is running."""
+        if self.state == "absent":
+            return instance.get("status") not in GOING_AWAY
+        return instance.get("status") == ("running" if self.state == "stopped" else "offline")
 
     def needs_change(self, instance):
         if self.target:
@@ -400,7 +408,7 @@ class InstanceState:
 
     # -------------------------------------------------------------------------- actions
 
-    def act(self, action, instances, doomed=None, delete_permanently=False):
+    def act(self, action, instances, doomed=None):
         """Send ``action`` for every instance in one bulk request; send again those the API was
         too busy for; record the ones it refused. The instances it carried out."""
         pending = list(instances)
@@ -411,7 +419,7 @@ class InstanceState:
                 fields["volume_ids"] = sorted(
                     {volume_id for instance in pending for volume_id in doomed[instance["id"]]}
                 )
-                fields["delete_permanently"] = delete_permanently
+                fields["delete_permanently"] = self.params["delete_permanently"]
             self.record_action(action, pending)
             failures = {
                 failure.instance_id: failure for failure in act_on_many(self.client, ids(pending), action, **fields)
@@ -457,27 +465,23 @@ class InstanceState:
         doomed = self.volumes_to_delete(to_change)
         if self.module.check_mode:
             return self.predict(found, missing, to_change, doomed)
-        if self.state == "running":
-            self.act("start", [instance for instance in to_change if instance.get("status") == "offline"])
-        elif self.state == "stopped":
-            ready = self.wait_set_up(to_change)
-            self.act(self.shutdown, [instance for instance in ready if instance.get("status") == "running"])
-        elif self.state == "hibernated":
-            self.hibernate(self.wait_set_up(to_change))
-        else:
-            ready = [instance for instance in self.wait_set_up(to_change) if instance.get("status") not in GOING_AWAY]
-            self.act("delete", ready, doomed, self.params["delete_permanently"])
+        # (none of the instances a start is for is being set up: one being set up ends up running)
+        ready = self.wait_set_up(to_change)
+        if self.state == "hibernated":
+            ready = self.shut_down(ready)
+        self.act(self.action, [instance for instance in ready if self.takes_action(instance)], doomed)
         return self.finish(found, missing, to_change, doomed)
 
-    def hibernate(self, instances):
-        """Shut the running ones down, wait until they are, then hibernate every one."""
+    def shut_down(self, instances):
+        """Before a hibernation: shut the running ones down and wait until they are; the instances
+        offline then."""
         stopped = self.act(self.shutdown, [instance for instance in instances if instance.get("status") == "running"])
         offline = [instance for instance in instances if instance.get("status") == "offline"]
         if stopped:
             description = f"{len(stopped)} instances to shut down before they hibernate"
             listed = self.wait_until(ids(stopped), has_status("offline"), description, removal_fails=True)
             offline.extend(listed[instance["id"]] for instance in stopped)
-        self.act("hibernate", offline)
+        return offline
 
     def finish(self, found, missing, to_change, doomed):
         failed_ids = {failure["id"] for failure in self.failures}
@@ -516,17 +520,10 @@ class InstanceState:
                 dict(instance, status=self.target if instance["id"] in changing else settled(instance["status"]))
                 for instance in found
             ]
-        if self.state == "running":
-            self.record_action("start", to_change)
-        elif self.state == "stopped":
-            self.record_action(self.shutdown, to_change)
-        elif self.state == "hibernated":
-            self.record_action(
-                self.shutdown, [instance for instance in to_change if settled(instance.get("status")) == "running"]
-            )
-            self.record_action("hibernate", to_change)
-        else:
-            self.record_action("delete", to_change)
+        if self.state == "hibernated":
+            running = [instance for instance in to_change if settled(instance.get("status")) == "running"]
+            self.record_action(self.shutdown, running)
+        self.record_action(self.action, to_change)
         return self.result(bool(to_change), found, missing, after, to_change, doomed)
 
     def result(self, changed, found, missing, after, to_change, doomed):
