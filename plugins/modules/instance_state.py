@@ -431,11 +431,8 @@ class InstanceState:
                 break
             listed = self.list_instances()
             retry = []
-            for instance in pending:
-                failure = failures.get(instance["id"])
-                if failure is None:
-                    continue
-                current = listed.get(instance["id"])
+            for instance in [instance for instance in pending if instance["id"] in failures]:
+                failure, current = failures[instance["id"]], listed.get(instance["id"])
                 if accomplished(action, current) or (failure.not_found and action in ("delete", "hibernate")):
                     done.append(instance)  # done meanwhile (by another run, or a retried request)
                 elif failure.retryable and current is not None and attempt < MAX_ATTEMPTS:
@@ -496,19 +493,14 @@ class InstanceState:
         carried_out = [instance for instance in to_change if instance["id"] in self.acted]
         result = self.result(bool(self.acted), found, missing, after, carried_out, doomed)
         if self.failures:
-            raise ModuleFailure(
-                "{} of {} instances could not be brought to state={}: {}".format(
-                    len(failed_ids),
-                    len(found),
-                    self.state,
-                    "; ".join(
-                        "{hostname} ({id}): {action} failed (HTTP {status_code}): {error}".format(**failure)
-                        for failure in self.failures
-                    ),
-                ),
-                failures=self.failures,
-                **result,
+            reasons = "; ".join(
+                "{hostname} ({id}): {action} failed (HTTP {status_code}): {error}".format(**failure)
+                for failure in self.failures
             )
+            message = (
+                f"{len(failed_ids)} of {len(found)} instances could not be brought to state={self.state}: {reasons}"
+            )
+            raise ModuleFailure(message, failures=self.failures, **result)
         return result
 
     def predict(self, found, missing, to_change, doomed):
