@@ -305,20 +305,15 @@ class InstanceGroup(Resource):
             raise ModuleFailure(
                 "instance group {!r} does not exist; to create it, give {}".format(params["name"], ", ".join(missing))
             )
-        template = {"image": self.template["image"]}
-        if self.os_volume:
-            template["os_volume"] = self.os_volume
-        ssh_key_ids = self.desired_ssh_key_ids()
-        if ssh_key_ids:
-            template["ssh_key_ids"] = ssh_key_ids
-        script_id = self.desired_script_id()
-        if script_id:
-            template["startup_script_id"] = script_id
-        body = {option: params[option] for option in ("name", "instance_type", "location_code")}
-        body["template"] = template
-        if params["description"] is not None:
-            body["description"] = params["description"]
-        return body
+        template = {
+            "image": self.template["image"],
+            "os_volume": self.os_volume,
+            "ssh_key_ids": self.desired_ssh_key_ids(),
+            "startup_script_id": self.desired_script_id(),
+        }
+        body = {option: params[option] for option in ("name", "instance_type", "location_code", "description")}
+        body["template"] = {key: value for key, value in template.items() if value}  # the API picks the others
+        return {key: value for key, value in body.items() if value is not None}
 
     def predicted(self, current=None):
         body = self.create_request()
@@ -352,12 +347,10 @@ class InstanceGroup(Resource):
     def field_changes(self, current):
         self.refuse_immutable_changes(current)
         body = self.patch(current)
-        if not body:
-            return []
         update = Step(
             "update", lambda group: self.update_in_place(group, body), lambda group: self.predicted_update(group, body)
         )
-        return [update]
+        return [update] if body else []
 
 
 def main():

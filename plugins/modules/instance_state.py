@@ -219,13 +219,7 @@ def is_gone(instance):
 
 def has_status(status):
     """A test of whether an instance (None when gone) has ``status``; is gone when it is None."""
-
-    def test(instance):
-        if status is None:
-            return instance is None
-        return instance is not None and instance.get("status") == status
-
-    return test
+    return lambda instance: instance is None if status is None else (instance or {}).get("status") == status
 
 
 def accomplished(action, instance):
@@ -293,11 +287,8 @@ class InstanceState:
         """Fail naming every instance that cannot reach ``state``, before any change."""
         problems = []
         if missing and self.target:
-            problems.append(
-                "no instance named {} (cloudcompute.cloud.instance deploys instances)".format(
-                    ", ".join(repr(reference) for reference in missing)
-                )
-            )
+            names = ", ".join(repr(reference) for reference in missing)
+            problems.append(f"no instance named {names} (cloudcompute.cloud.instance deploys instances)")
         verb = {"running": "started", "stopped": "shut down", "hibernated": "hibernated"}.get(self.state)
         for instance in found:
             status = instance.get("status")
@@ -395,10 +386,8 @@ class InstanceState:
 
     def wait_set_up(self, instances):
         """Wait for the instances still being set up (the API accepts no action for them yet);
-        the instances as they are then."""
+        the instances as they are then (none is read again when none is being set up)."""
         setting_up = [instance["id"] for instance in instances if instance.get("status") in SETTING_UP]
-        if not setting_up:
-            return instances
         listed = self.wait_until(
             setting_up,
             lambda instance: instance is None or instance.get("status") not in SETTING_UP,

@@ -418,14 +418,10 @@ class Volume(Resource):
                 return None
         return volume
 
-    def same_name(self, name):
-        # the volumes carrying the name in the location a create puts it (read afresh)
+    def list_named(self, name):
+        # the name is unique within the location a create puts the new volume in (read afresh)
         location = self.params["location_code"] or self.clone_source()["location"]
-        return [
-            volume
-            for volume in self.client.get_list(self.path)
-            if volume.get("name") == name and volume.get("location") == location
-        ]
+        return [volume for volume in self.client.get_list(self.path) if volume.get("location") == location]
 
     def discard_created(self, created_id, body):
         self.client.delete(self.item_path(created_id), json_body={"is_permanent": True})
