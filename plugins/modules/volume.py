@@ -451,13 +451,10 @@ class Volume(Resource):
             raise ModuleFailure(f"{describe(current)} was deleted permanently and cannot be restored")
         if state == "restored" and in_trash(current):
             return self.restoration(current)
+        if in_trash(current):
+            raise ModuleFailure(f"{describe(current)} is deleted; state=restored takes it out of the trash")
         if current.get("status") == "deleted":
-            raise ModuleFailure(
-                "{} is deleted{}".format(
-                    describe(current),
-                    "; state=restored takes it out of the trash" if in_trash(current) else " permanently",
-                )
-            )
+            raise ModuleFailure(f"{describe(current)} is deleted permanently")
         return self.converging(current)
 
     def attachment_plan(self, volume):
@@ -479,11 +476,8 @@ class Volume(Resource):
             if record.get("location") not in (None, volume.get("location"))
         ]
         if elsewhere:
-            raise ModuleFailure(
-                "{} is in {} and cannot be attached to instances elsewhere: {}".format(
-                    describe(volume), volume.get("location"), ", ".join(elsewhere)
-                )
-            )
+            where = f"{describe(volume)} is in {volume.get('location')}"
+            raise ModuleFailure(f"{where} and cannot be attached to instances elsewhere: {', '.join(elsewhere)}")
         require_shut_down(to_attach + to_detach, "attach or detach a volume")
         return to_attach, to_detach
 
@@ -570,9 +564,7 @@ class Volume(Resource):
         source = self.clone_source()
         if params["size"] is not None and params["size"] < source["size"]:
             raise ModuleFailure(
-                "cannot clone {} ({} GB) to a smaller size ({} GB): volumes only grow".format(
-                    describe(source), source["size"], params["size"]
-                )
+                f"cannot clone {describe(source)} ({source['size']} GB) to a smaller size ({params['size']} GB): volumes only grow"
             )
         location = params["location_code"] or source["location"]
         volume_type = params["type"] or source["type"]
@@ -611,10 +603,9 @@ class Volume(Resource):
         """Detach (the instances shut down), then move to the trash or delete for good."""
         attached = volume.get("instances") or []
         if attached and volume.get("is_os_volume"):
+            hostnames = ", ".join(record.get("hostname") or record["id"] for record in attached)
             raise ModuleFailure(
-                "{} is the OS volume of instance {}: delete or hibernate the instance instead".format(
-                    describe(volume), ", ".join(record.get("hostname") or record["id"] for record in attached)
-                )
+                f"{describe(volume)} is the OS volume of instance {hostnames}: delete or hibernate the instance instead"
             )
         require_shut_down(attached, "delete an attached volume")
         steps = [self.settling("deleting it", at_rest=SETTLED + ("deleted",))]
