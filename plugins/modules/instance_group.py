@@ -195,7 +195,7 @@ instance_group:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import hinted
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
     ssh_key_references,
     startup_script_references,
@@ -208,7 +208,10 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
     refuse_differences,
 )
 
-CONFLICT_HINT = "Instance group names are unique among the project's groups: choose another name, or manage that group."
+# A create or update answered 409: the name is taken.
+CONFLICT_HINTS = {
+    409: "Instance group names are unique among the project's groups: choose another name, or manage that group."
+}
 
 
 def template_of(group):
@@ -328,21 +331,15 @@ class InstanceGroup(Resource):
         return dict(group, template=template, **{key: value for key, value in body.items() if key != "template"})
 
     def create(self, template=None, exclude_id=None):
-        return self.fetch(self.with_conflict_hint(self.create_unique, self.path, self.create_request()))
+        body = self.create_request()
+        with hinted(CONFLICT_HINTS):
+            group_id = self.create_unique(self.path, body)
+        return self.fetch(group_id)
 
     def update_in_place(self, group, body):
-        updated = self.with_conflict_hint(self.client.patch, self.item_path(group["id"]), body)
+        with hinted(CONFLICT_HINTS):
+            updated = self.client.patch(self.item_path(group["id"]), body)
         return updated if isinstance(updated, dict) else self.fetch(group["id"])
-
-    @staticmethod
-    def with_conflict_hint(send, path, body):
-        """A create or update; a 409 (name taken) gets a hint."""
-        try:
-            return send(path, body)
-        except ApiError as error:
-            if error.status == 409:
-                raise error.with_hint(CONFLICT_HINT)
-            raise
 
     def field_changes(self, current):
         self.refuse_immutable_changes(current)

@@ -265,6 +265,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     refuse_over_cap,
     with_cost,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import hinted
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import instance_references, volume_named
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     TAGS_ARGUMENT_SPEC,
@@ -302,6 +303,9 @@ SHARED_TYPES = ("NVMe_Shared", "HDD_Shared", "NVMe_Shared_Cluster")
 SETTLED = ("detached", "attached")
 FAILED = ("canceled", "deleted")
 STOP_HINT = "stop them first (cloudcompute.cloud.instance with state=stopped)"
+# What a 403 to a create that attaches, or to an attach or a detach, most likely means.
+CREATE_ATTACH_HINT = "Attaching needs the instances shut down; " + STOP_HINT + "."
+ATTACH_HINT = "Attaching and detaching need the instances shut down; " + STOP_HINT + "."
 # What an attached-instance record of a volume carries, for the volume check mode predicts.
 ATTACHED_INSTANCE_FIELDS = ("id", "hostname", "status", "ip", "instance_type", "os_volume_id")
 # What --diff shows of a volume, besides the ids of its instances and its tags.
@@ -549,12 +553,8 @@ class Volume(Resource):
                 body["instance_ids"] = to_attach
             if created["tags"]:
                 body["tags"] = tag_inputs(desired_tags(params))
-            try:
+            with hinted({403: CREATE_ATTACH_HINT} if to_attach else None):
                 volume_id = self.create_unique(self.path, body)
-            except ApiError as error:
-                if error.status == 403 and to_attach:
-                    raise error.with_hint("Attaching needs the instances shut down; " + STOP_HINT + ".")
-                raise
             return self.settled_or_fetched(volume_id, f"volume {volume_id} to be created")
 
         return [Step("create", create, lambda _nothing: created)]
@@ -687,13 +687,12 @@ class Volume(Resource):
             volume = self.fetch(volume_id)
             return volume is not None and TOOK_EFFECT[action](volume, fields)
 
-        try:
-            self.client.put(self.path, dict(fields, action=action, id=volume_id))
-        except ApiError as error:
-            if error.status == 403 and action in ("attach", "detach"):
-                error = error.with_hint("Attaching and detaching need the instances shut down; " + STOP_HINT + ".")
-            # repeated after a lost answer: a resize to the size it now has answers 400, ...
-            confirm_after_lost_response(error, took_effect)
+        with hinted({403: ATTACH_HINT} if action in ("attach", "detach") else None):
+            try:
+                self.client.put(self.path, dict(fields, action=action, id=volume_id))
+            except ApiError as error:
+                # repeated after a lost answer: a resize to the size it now has answers 400, ...
+                confirm_after_lost_response(error, took_effect)
 
     def delete(self, current):
         try:
