@@ -451,7 +451,7 @@ class InstanceState:
         doomed = self.volumes_to_delete(to_change)
         if self.module.check_mode:
             return self.predict(found, missing, to_change, doomed)
-        # (none of the instances a start is for is being set up: one being set up ends up running)
+        # for state=running this reads nothing: an instance being set up ends up running by itself
         ready = self.wait_set_up(to_change)
         if self.state == "hibernated":
             ready = self.shut_down(ready)
