@@ -314,8 +314,9 @@ class InstanceGroup(Resource):
             "ssh_key_ids": self.desired_ssh_key_ids(),
             "startup_script_id": self.desired_script_id(),
         }
-        body = {option: params[option] for option in ("name", "instance_type", "location_code", "description")}
+        body = {option: params[option] for option in ("name", "instance_type", "location_code")}
         body["template"] = {key: value for key, value in template.items() if value}  # the API picks the others
+        body["description"] = params["description"]
         return {key: value for key, value in body.items() if value is not None}
 
     def predicted(self, current=None):
