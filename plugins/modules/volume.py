@@ -383,11 +383,7 @@ def require_shut_down(instances, doing):
 class Volume(Resource):
     key = "volume"
     path = "/volumes"
-
-    def __init__(self, module):
-        super().__init__(module)
-        self.prices = PriceBook(self.client)
-        self.planned_cost = None
+    planned_cost = None  # what a create or a resize costs, once priced from the catalog
 
     # --------------------------------------------------------------------------- lookups
 
@@ -523,13 +519,13 @@ class Volume(Resource):
         if to_add or to_remove:
             steps.append(self.tag_step(to_add, to_remove))
         if resizing or not volume.get("id"):
-            self.refuse_over_cap(volume, predict_all(steps, volume))
+            self.guard(volume, predict_all(steps, volume))
         return [self.settling("changing it"), *steps, self.read_back()] if steps else []
 
-    def refuse_over_cap(self, volume, after):
+    def guard(self, volume, after):
         """Price what a create or a resize makes from the catalog, and refuse it over
         ``max_price_per_hour`` before any change. Other changes read no catalog."""
-        part = self.prices.new_volume(f"volume {after.get('name')}", after.get("type"), after.get("size"))
+        part = PriceBook(self.client).new_volume(f"volume {after.get('name')}", after.get("type"), after.get("size"))
         self.planned_cost = cost([part])
         refuse_over_cap(self.planned_cost, self.params["max_price_per_hour"], describe(volume))
 
