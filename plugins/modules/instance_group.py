@@ -230,8 +230,6 @@ class InstanceGroup(Resource):
         # the os_volume keys the task sets: the API picks the others
         os_volume = self.template.get("os_volume") or {}
         self.os_volume = {key: value for key, value in os_volume.items() if value is not None}
-        self.ssh_key_references = ssh_key_references(self.client)
-        self.script_references = startup_script_references(self.client)
 
     def validate(self):
         if self.os_volume and self.os_volume["size"] < 1:
@@ -258,13 +256,13 @@ class InstanceGroup(Resource):
 
     def desired_ssh_key_ids(self):
         keys = self.template.get("ssh_keys")
-        return None if keys is None else self.ssh_key_references.ids(keys)
+        return None if keys is None else ssh_key_references(self.client).ids(keys)
 
     def desired_script_id(self):
         script = self.template.get("startup_script")
         if script is None:
             return None
-        return self.script_references.id(script) if script else ""
+        return startup_script_references(self.client).id(script) if script else ""
 
     def patch(self, group):
         """The PATCH body that brings the group to the options: only what differs."""

@@ -504,9 +504,7 @@ class Volume(Resource):
         resizing = size is not None and size != volume.get("size")
         if resizing and size < volume.get("size"):
             raise ModuleFailure(
-                "cannot shrink {} from {} GB to {} GB: volumes only grow".format(
-                    describe(volume), volume.get("size"), size
-                )
+                f"cannot shrink {describe(volume)} from {volume.get('size')} GB to {size} GB: volumes only grow"
             )
         if resizing:
             steps.append(self.action_step("resize", lambda volume: resized(volume, size), size=size))
