@@ -546,7 +546,7 @@ class Volume(Resource):
             if to_attach:
                 body["instance_ids"] = to_attach
             if created["tags"]:
-                body["tags"] = tag_inputs(desired_tags(params))
+                body["tags"] = tag_inputs(current_tags(created))
             with hinted({403: CREATE_ATTACH_HINT} if to_attach else None):
                 volume_id = self.create_unique(self.path, body)
             return self.settled_or_fetched(volume_id, f"volume {volume_id} to be created")
