@@ -494,13 +494,8 @@ class InstanceState:
 
     def predict(self, found, missing, to_change, doomed):
         """Check mode: the instances as the run would leave them, and the requests it would send."""
-        changing = ids(to_change)
-        after = []
-        if self.target:
-            after = [
-                dict(instance, status=self.target if instance["id"] in changing else settled(instance["status"]))
-                for instance in found
-            ]
+        # every instance left ends in the target status: those not changed already settle in it
+        after = [dict(instance, status=self.target) for instance in found] if self.target else []
         if self.state == "hibernated":
             running = [instance for instance in to_change if settled(instance.get("status")) == "running"]
             self.record_action(self.shutdown, running)
