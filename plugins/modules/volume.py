@@ -312,7 +312,6 @@ ATTACHED_INSTANCE_FIELDS = ("id", "hostname", "status", "ip", "instance_type", "
 VIEW_FIELDS = ("id", "name", "size", "type", "location", "status")
 # What the create request takes from the options of the same names.
 CREATE_OPTIONS = ("name", "size", "type", "location_code")
-NEW_VOLUME = {"id": None, "status": "detached", "instances": [], "tags": []}
 
 
 def attached_ids(volume):
@@ -348,7 +347,8 @@ def resized(volume, size):
 
 def new_volume(name, size, volume_type, location, **more):
     """A volume as a create or a clone leaves it, before what follows (grow, attach, tag)."""
-    return dict(NEW_VOLUME, name=name, size=size, type=volume_type, location=location, **more)
+    created = {"id": None, "name": name, "size": size, "type": volume_type, "location": location, "status": "detached"}
+    return dict(created, instances=[], tags=[], **more)
 
 
 def in_trash(volume):
