@@ -195,7 +195,7 @@ instance_group:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import hinted
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
     ssh_key_references,
     startup_script_references,
@@ -208,7 +208,10 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
     refuse_differences,
 )
 
-CONFLICT_HINT = "Instance group names are unique among the project's groups: choose another name, or manage that group."
+# A create or update answered 409: the name is taken.
+CONFLICT_HINTS = {
+    409: "Instance group names are unique among the project's groups: choose another name, or manage that group."
+}
 
 
 def template_of(group):
@@ -227,8 +230,6 @@ class InstanceGroup(Resource):
         # the os_volume keys the task sets: the API picks the others
         os_volume = self.template.get("os_volume") or {}
         self.os_volume = {key: value for key, value in os_volume.items() if value is not None}
-        self.ssh_key_references = ssh_key_references(self.client)
-        self.script_references = startup_script_references(self.client)
 
     def validate(self):
         if self.os_volume and self.os_volume["size"] < 1:
@@ -255,13 +256,13 @@ class InstanceGroup(Resource):
 
     def desired_ssh_key_ids(self):
         keys = self.template.get("ssh_keys")
-        return None if keys is None else self.ssh_key_references.ids(keys)
+        return None if keys is None else ssh_key_references(self.client).ids(keys)
 
     def desired_script_id(self):
         script = self.template.get("startup_script")
         if script is None:
             return None
-        return self.script_references.id(script) if script else ""
+        return startup_script_references(self.client).id(script) if script else ""
 
     def patch(self, group):
         """The PATCH body that brings the group to the options: only what differs."""
@@ -305,20 +306,16 @@ class InstanceGroup(Resource):
             raise ModuleFailure(
                 "instance group {!r} does not exist; to create it, give {}".format(params["name"], ", ".join(missing))
             )
-        template = {"image": self.template["image"]}
-        if self.os_volume:
-            template["os_volume"] = self.os_volume
-        ssh_key_ids = self.desired_ssh_key_ids()
-        if ssh_key_ids:
-            template["ssh_key_ids"] = ssh_key_ids
-        script_id = self.desired_script_id()
-        if script_id:
-            template["startup_script_id"] = script_id
+        template = {
+            "image": self.template["image"],
+            "os_volume": self.os_volume,
+            "ssh_key_ids": self.desired_ssh_key_ids(),
+            "startup_script_id": self.desired_script_id(),
+        }
         body = {option: params[option] for option in ("name", "instance_type", "location_code")}
-        body["template"] = template
-        if params["description"] is not None:
-            body["description"] = params["description"]
-        return body
+        body["template"] = {key: value for key, value in template.items() if value}  # the API picks the others
+        body["description"] = params["description"]
+        return {key: value for key, value in body.items() if value is not None}
 
     def predicted(self, current=None):
         body = self.create_request()
@@ -333,31 +330,23 @@ class InstanceGroup(Resource):
         return dict(group, template=template, **{key: value for key, value in body.items() if key != "template"})
 
     def create(self, template=None, exclude_id=None):
-        return self.fetch(self.with_conflict_hint(self.create_unique, self.path, self.create_request()))
+        body = self.create_request()
+        with hinted(CONFLICT_HINTS):
+            group_id = self.create_unique(self.path, body)
+        return self.fetch(group_id)
 
     def update_in_place(self, group, body):
-        updated = self.with_conflict_hint(self.client.patch, self.item_path(group["id"]), body)
+        with hinted(CONFLICT_HINTS):
+            updated = self.client.patch(self.item_path(group["id"]), body)
         return updated if isinstance(updated, dict) else self.fetch(group["id"])
-
-    @staticmethod
-    def with_conflict_hint(send, path, body):
-        """A create or update; a 409 (name taken) gets a hint."""
-        try:
-            return send(path, body)
-        except ApiError as error:
-            if error.status == 409:
-                raise error.with_hint(CONFLICT_HINT)
-            raise
 
     def field_changes(self, current):
         self.refuse_immutable_changes(current)
         body = self.patch(current)
-        if not body:
-            return []
         update = Step(
             "update", lambda group: self.update_in_place(group, body), lambda group: self.predicted_update(group, body)
         )
-        return [update]
+        return [update] if body else []
 
 
 def main():

@@ -203,6 +203,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 
 # state -> the status every instance ends in (None: gone)
 TARGET_STATUS = {"running": "running", "stopped": "offline", "hibernated": None, "absent": None}
+# state -> the action that takes an instance there (force makes "shutdown" a force_shutdown)
+ACTIONS = {"running": "start", "stopped": "shutdown", "hibernated": "hibernate", "absent": "delete"}
 MAX_ATTEMPTS = 3
 
 
@@ -217,22 +219,14 @@ def is_gone(instance):
 
 def has_status(status):
     """A test of whether an instance (None when gone) has ``status``; is gone when it is None."""
-
-    def test(instance):
-        if status is None:
-            return instance is None
-        return instance is not None and instance.get("status") == status
-
-    return test
+    return lambda instance: instance is None if status is None else (instance or {}).get("status") == status
 
 
 def accomplished(action, instance):
     """Whether ``instance`` (None when gone) already is where ``action`` takes it."""
-    if action in ("start", "boot"):
-        return has_status("running")(instance)
-    if action in ("shutdown", "force_shutdown"):
-        return has_status("offline")(instance)
-    return is_gone(instance)  # delete, hibernate
+    if action in ("delete", "hibernate"):
+        return is_gone(instance)
+    return has_status("running" if action == "start" else "offline")(instance)
 
 
 def describe(instance):
@@ -252,6 +246,7 @@ class InstanceState:
         # the status every instance ends in; None when the state takes them away (hibernated, absent)
         self.target = TARGET_STATUS[self.state]
         self.shutdown = "force_shutdown" if self.params["force"] else "shutdown"
+        self.action = self.shutdown if self.state == "stopped" else ACTIONS[self.state]
         self.budget = WaitBudget(self.client, self.params["wait_timeout"])
         self.actions = []
         self.failures = []
@@ -292,11 +287,8 @@ class InstanceState:
         """Fail naming every instance that cannot reach ``state``, before any change."""
         problems = []
         if missing and self.target:
-            problems.append(
-                "no instance named {} (cloudcompute.cloud.instance deploys instances)".format(
-                    ", ".join(repr(reference) for reference in missing)
-                )
-            )
+            names = ", ".join(repr(reference) for reference in missing)
+            problems.append(f"no instance named {names} (cloudcompute.cloud.instance deploys instances)")
         verb = {"running": "started", "stopped": "shut down", "hibernated": "hibernated"}.get(self.state)
         for instance in found:
             status = instance.get("status")
@@ -308,6 +300,13 @@ class InstanceState:
                 )
         if problems:
             raise ModuleFailure("cannot bring every instance to state={}: {}".format(self.state, "; ".join(problems)))
+
+    def takes_action(self, instance):
+        """Whether the state's action can be sent for ``instance`` as it is now: starting and
+        hibernating take an instance that is offline, shutting down one that is running."""
+        if self.state == "absent":
+            return instance.get("status") not in GOING_AWAY
+        return instance.get("status") == ("running" if self.state == "stopped" else "offline")
 
     def needs_change(self, instance):
         if self.target:
@@ -387,10 +386,8 @@ class InstanceState:
 
     def wait_set_up(self, instances):
         """Wait for the instances still being set up (the API accepts no action for them yet);
-        the instances as they are then."""
+        the instances as they are then (none is read again when none is being set up)."""
         setting_up = [instance["id"] for instance in instances if instance.get("status") in SETTING_UP]
-        if not setting_up:
-            return instances
         listed = self.wait_until(
             setting_up,
             lambda instance: instance is None or instance.get("status") not in SETTING_UP,
@@ -400,7 +397,7 @@ class InstanceState:
 
     # -------------------------------------------------------------------------- actions
 
-    def act(self, action, instances, doomed=None, delete_permanently=False):
+    def act(self, action, instances, doomed=None):
         """Send ``action`` for every instance in one bulk request; send again those the API was
         too busy for; record the ones it refused. The instances it carried out."""
         pending = list(instances)
@@ -411,7 +408,7 @@ class InstanceState:
                 fields["volume_ids"] = sorted(
                     {volume_id for instance in pending for volume_id in doomed[instance["id"]]}
                 )
-                fields["delete_permanently"] = delete_permanently
+                fields["delete_permanently"] = self.params["delete_permanently"]
             self.record_action(action, pending)
             failures = {
                 failure.instance_id: failure for failure in act_on_many(self.client, ids(pending), action, **fields)
@@ -423,11 +420,8 @@ class InstanceState:
                 break
             listed = self.list_instances()
             retry = []
-            for instance in pending:
-                failure = failures.get(instance["id"])
-                if failure is None:
-                    continue
-                current = listed.get(instance["id"])
+            for instance in [instance for instance in pending if instance["id"] in failures]:
+                failure, current = failures[instance["id"]], listed.get(instance["id"])
                 if accomplished(action, current) or (failure.not_found and action in ("delete", "hibernate")):
                     done.append(instance)  # done meanwhile (by another run, or a retried request)
                 elif failure.retryable and current is not None and attempt < MAX_ATTEMPTS:
@@ -457,27 +451,23 @@ class InstanceState:
         doomed = self.volumes_to_delete(to_change)
         if self.module.check_mode:
             return self.predict(found, missing, to_change, doomed)
-        if self.state == "running":
-            self.act("start", [instance for instance in to_change if instance.get("status") == "offline"])
-        elif self.state == "stopped":
-            ready = self.wait_set_up(to_change)
-            self.act(self.shutdown, [instance for instance in ready if instance.get("status") == "running"])
-        elif self.state == "hibernated":
-            self.hibernate(self.wait_set_up(to_change))
-        else:
-            ready = [instance for instance in self.wait_set_up(to_change) if instance.get("status") not in GOING_AWAY]
-            self.act("delete", ready, doomed, self.params["delete_permanently"])
+        # for state=running this reads nothing: an instance being set up ends up running by itself
+        ready = self.wait_set_up(to_change)
+        if self.state == "hibernated":
+            ready = self.shut_down(ready)
+        self.act(self.action, [instance for instance in ready if self.takes_action(instance)], doomed)
         return self.finish(found, missing, to_change, doomed)
 
-    def hibernate(self, instances):
-        """Shut the running ones down, wait until they are, then hibernate every one."""
+    def shut_down(self, instances):
+        """Before a hibernation: shut the running ones down and wait until they are; the instances
+        offline then."""
         stopped = self.act(self.shutdown, [instance for instance in instances if instance.get("status") == "running"])
         offline = [instance for instance in instances if instance.get("status") == "offline"]
         if stopped:
             description = f"{len(stopped)} instances to shut down before they hibernate"
             listed = self.wait_until(ids(stopped), has_status("offline"), description, removal_fails=True)
             offline.extend(listed[instance["id"]] for instance in stopped)
-        self.act("hibernate", offline)
+        return offline
 
     def finish(self, found, missing, to_change, doomed):
         failed_ids = {failure["id"] for failure in self.failures}
@@ -492,41 +482,24 @@ class InstanceState:
         carried_out = [instance for instance in to_change if instance["id"] in self.acted]
         result = self.result(bool(self.acted), found, missing, after, carried_out, doomed)
         if self.failures:
-            raise ModuleFailure(
-                "{} of {} instances could not be brought to state={}: {}".format(
-                    len(failed_ids),
-                    len(found),
-                    self.state,
-                    "; ".join(
-                        "{hostname} ({id}): {action} failed (HTTP {status_code}): {error}".format(**failure)
-                        for failure in self.failures
-                    ),
-                ),
-                failures=self.failures,
-                **result,
+            reasons = "; ".join(
+                "{hostname} ({id}): {action} failed (HTTP {status_code}): {error}".format(**failure)
+                for failure in self.failures
             )
+            message = (
+                f"{len(failed_ids)} of {len(found)} instances could not be brought to state={self.state}: {reasons}"
+            )
+            raise ModuleFailure(message, failures=self.failures, **result)
         return result
 
     def predict(self, found, missing, to_change, doomed):
         """Check mode: the instances as the run would leave them, and the requests it would send."""
-        changing = ids(to_change)
-        after = []
-        if self.target:
-            after = [
-                dict(instance, status=self.target if instance["id"] in changing else settled(instance["status"]))
-                for instance in found
-            ]
-        if self.state == "running":
-            self.record_action("start", to_change)
-        elif self.state == "stopped":
-            self.record_action(self.shutdown, to_change)
-        elif self.state == "hibernated":
-            self.record_action(
-                self.shutdown, [instance for instance in to_change if settled(instance.get("status")) == "running"]
-            )
-            self.record_action("hibernate", to_change)
-        else:
-            self.record_action("delete", to_change)
+        # every instance left ends in the target status: those not changed already settle in it
+        after = [dict(instance, status=self.target) for instance in found] if self.target else []
+        if self.state == "hibernated":
+            running = [instance for instance in to_change if settled(instance.get("status")) == "running"]
+            self.record_action(self.shutdown, running)
+        self.record_action(self.action, to_change)
         return self.result(bool(to_change), found, missing, after, to_change, doomed)
 
     def result(self, changed, found, missing, after, to_change, doomed):

@@ -253,6 +253,8 @@ cost:
         - {item: volume datasets NVMe 500 GB, price_per_hour: 0.136986}
 """
 
+from functools import cached_property
+
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     CAP_ARGUMENT_SPEC,
@@ -261,9 +263,9 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     cost,
     existing_volume_cost,
     refuse_over_cap,
-    volume_part,
     with_cost,
 )
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import hinted
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import instance_references, volume_named
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     TAGS_ARGUMENT_SPEC,
@@ -301,6 +303,9 @@ SHARED_TYPES = ("NVMe_Shared", "HDD_Shared", "NVMe_Shared_Cluster")
 SETTLED = ("detached", "attached")
 FAILED = ("canceled", "deleted")
 STOP_HINT = "stop them first (cloudcompute.cloud.instance with state=stopped)"
+# What a 403 to a create that attaches, or to an attach or a detach, most likely means.
+CREATE_ATTACH_HINT = "Attaching needs the instances shut down; " + STOP_HINT + "."
+ATTACH_HINT = "Attaching and detaching need the instances shut down; " + STOP_HINT + "."
 # What an attached-instance record of a volume carries, for the volume check mode predicts.
 ATTACHED_INSTANCE_FIELDS = ("id", "hostname", "status", "ip", "instance_type", "os_volume_id")
 # What --diff shows of a volume, besides the ids of its instances and its tags.
@@ -342,17 +347,8 @@ def resized(volume, size):
 
 def new_volume(name, size, volume_type, location, **more):
     """A volume as a create or a clone leaves it, before what follows (grow, attach, tag)."""
-    return dict(
-        id=None,
-        name=name,
-        size=size,
-        type=volume_type,
-        location=location,
-        status="detached",
-        instances=[],
-        tags=[],
-        **more,
-    )
+    created = {"id": None, "name": name, "size": size, "type": volume_type, "location": location, "status": "detached"}
+    return dict(created, instances=[], tags=[], **more)
 
 
 def in_trash(volume):
@@ -387,60 +383,45 @@ def require_shut_down(instances, doing):
 class Volume(Resource):
     key = "volume"
     path = "/volumes"
-
-    def __init__(self, module):
-        super().__init__(module)
-        self.desired_tags = None
-        self._active = None
-        self.prices = PriceBook(self.client)
-        self.planned_cost = None
+    planned_cost = None  # what a create or a resize costs, once priced from the catalog
 
     # --------------------------------------------------------------------------- lookups
 
+    @cached_property
     def active_volumes(self):
         """Every active volume, read once per task (lookups by name and of the clone source)."""
-        if self._active is None:
-            self._active = self.client.get_list(self.path)
-        return self._active
+        return self.client.get_list(self.path)
 
     def clone_source(self):
-        return References("volume", self.active_volumes).record(self.params["clone_from"])
+        return References("volume", lambda: self.active_volumes).record(self.params["clone_from"])
 
     def find(self):
         """The volume the options name; None for ``state=absent`` when it is already as gone as
-        asked: deleted for good, or in the trash unless ``permanent``."""
-        volume = self.lookup()
-        if self.params["state"] == "absent" and volume:
-            if volume.get("is_permanently_deleted") or (in_trash(volume) and not self.params["permanent"]):
+        asked: deleted for good, or in the trash unless ``permanent``. The trash is read only
+        when the state needs it: a restore, or a permanent delete."""
+        params, state = self.params, self.params["state"]
+        if params["id"]:
+            volume = self.fetch(params["id"])
+            if volume is None and state != "absent":
+                raise ModuleFailure("volume {} does not exist".format(params["id"]))
+        else:
+            name, location = params["name"], params["location_code"]
+            if state == "present":
+                self.hold_create_lock(name)
+            volume = volume_named(self.active_volumes, name, location)
+            if volume is not None:
+                self.release_create_lock()
+            elif state == "restored" or (state == "absent" and params["permanent"]):
+                volume = volume_named(self.client.get_list(self.path + "/trash"), name, location)
+        if state == "absent" and volume:
+            if volume.get("is_permanently_deleted") or (in_trash(volume) and not params["permanent"]):
                 return None
         return volume
 
-    def lookup(self):
-        state = self.params["state"]
-        if self.params["id"]:
-            found = self.fetch(self.params["id"])
-            if found is None and state != "absent":
-                raise ModuleFailure("volume {} does not exist".format(self.params["id"]))
-            return found
-        name, location = self.params["name"], self.params["location_code"]
-        if state == "present":
-            self.hold_create_lock(name)
-        found = volume_named(self.active_volumes(), name, location)
-        if found is not None:
-            self.release_create_lock()
-        # The trash is read only when the state needs it: a restore, or a permanent delete.
-        if found is None and (state == "restored" or (state == "absent" and self.params["permanent"])):
-            found = volume_named(self.client.get_list(self.path + "/trash"), name, location)
-        return found
-
-    def same_name(self, name):
-        # the volumes carrying the name in the location a create puts it (read afresh)
+    def list_named(self, name):
+        # the name is unique within the location a create puts the new volume in (read afresh)
         location = self.params["location_code"] or self.clone_source()["location"]
-        return [
-            volume
-            for volume in self.client.get_list(self.path)
-            if volume.get("name") == name and volume.get("location") == location
-        ]
+        return [volume for volume in self.client.get_list(self.path) if volume.get("location") == location]
 
     def discard_created(self, created_id, body):
         self.client.delete(self.item_path(created_id), json_body={"is_permanent": True})
@@ -448,7 +429,7 @@ class Volume(Resource):
     def validate(self):
         if self.params["size"] is not None and self.params["size"] < 1:
             raise ModuleFailure("size must be at least 1 GB")
-        self.desired_tags = desired_tags(self.params)
+        desired_tags(self.params)  # refuses bad tags and expiries before any request
         check_attachable(self.params["type"], len(set(self.params["instances"] or [])))
         check_cap_option(self.params["max_price_per_hour"])
 
@@ -470,14 +451,11 @@ class Volume(Resource):
             raise ModuleFailure(f"{describe(current)} was deleted permanently and cannot be restored")
         if state == "restored" and in_trash(current):
             return self.restoration(current)
+        if in_trash(current):
+            raise ModuleFailure(f"{describe(current)} is deleted; state=restored takes it out of the trash")
         if current.get("status") == "deleted":
-            raise ModuleFailure(
-                "{} is deleted{}".format(
-                    describe(current),
-                    "; state=restored takes it out of the trash" if in_trash(current) else " permanently",
-                )
-            )
-        return self.steps_for(self.differences(current))
+            raise ModuleFailure(f"{describe(current)} is deleted permanently")
+        return self.converging(current)
 
     def attachment_plan(self, volume):
         """(instances to attach, attached records to detach), checked before any change: every
@@ -487,10 +465,8 @@ class Volume(Resource):
         current = volume.get("instances") or []
         # hostnames or ids of instances already attached resolve without a call
         references = instance_references(self.client, known=current)
-        desired = {}  # id -> record, in the order given
-        for reference in self.params["instances"]:
-            record = references.record(reference)
-            desired.setdefault(record["id"], record)
+        # id -> record, in the order given
+        desired = {record["id"]: record for record in map(references.record, self.params["instances"])}
         check_attachable(volume.get("type"), len(desired))
         to_attach = [record for record in desired.values() if record["id"] not in attached_ids(volume)]
         to_detach = [record for record in current if record["id"] not in desired]
@@ -500,86 +476,58 @@ class Volume(Resource):
             if record.get("location") not in (None, volume.get("location"))
         ]
         if elsewhere:
-            raise ModuleFailure(
-                "{} is in {} and cannot be attached to instances elsewhere: {}".format(
-                    describe(volume), volume.get("location"), ", ".join(elsewhere)
-                )
-            )
+            where = f"{describe(volume)} is in {volume.get('location')}"
+            raise ModuleFailure(f"{where} and cannot be attached to instances elsewhere: {', '.join(elsewhere)}")
         require_shut_down(to_attach + to_detach, "attach or detach a volume")
         return to_attach, to_detach
 
-    def differences(self, volume):
-        """What differs between ``volume`` (as it is, or as a create, clone or restore will leave
-        it) and the options: ``{name, size, attach, detach, tags}``, only what differs, refused
-        and priced (``guard``) before any change."""
-        params = self.params
-        differing = dict(
-            (option, {"current": volume.get(field), "desired": params[option]})
+    def converging(self, volume):
+        """The steps that bring ``volume`` (as it is, or as a create, clone or restore will leave
+        it) to the options: rename, resize, detach, attach and tag it at rest (the API changes
+        volumes only at rest), then read it back; none when nothing differs. Every change is
+        refused or priced before the first is made."""
+        params, name, size = self.params, self.params["name"], self.params["size"]
+        differing = {
+            option: {"current": volume.get(field), "desired": params[option]}
             for option, field in (("type", "type"), ("location_code", "location"))
             if params[option] is not None and params[option] != volume.get(field)
-        )
+        }
         if differing:
             raise ModuleFailure(
                 "cannot change {} of existing {}: the API cannot; make a new volume instead "
                 "(clone_from copies the data)".format(" and ".join(sorted(differing)), describe(volume)),
                 immutable=differing,
             )
-        differences = {}
-        if params["size"] is not None and params["size"] != volume.get("size"):
-            if params["size"] < volume.get("size"):
-                raise ModuleFailure(
-                    "cannot shrink {} from {} GB to {} GB: volumes only grow".format(
-                        describe(volume), volume.get("size"), params["size"]
-                    )
-                )
-            differences["size"] = params["size"]
-        if params["id"] and params["name"] is not None and params["name"] != volume.get("name"):
-            differences["name"] = params["name"]
+        steps = []
+        if params["id"] and name is not None and name != volume.get("name"):
+            steps.append(self.action_step("rename", lambda volume: dict(volume, name=name), name=name))
+        resizing = size is not None and size != volume.get("size")
+        if resizing and size < volume.get("size"):
+            raise ModuleFailure(
+                f"cannot shrink {describe(volume)} from {volume.get('size')} GB to {size} GB: volumes only grow"
+            )
+        if resizing:
+            steps.append(self.action_step("resize", lambda volume: resized(volume, size), size=size))
         to_attach, to_detach = self.attachment_plan(volume)
-        if to_attach:
-            differences["attach"] = to_attach
         if to_detach:
-            differences["detach"] = to_detach
+            steps.append(self.detaching(to_detach, must_wait=bool(to_attach) or params["wait"]))
+        if to_attach:
+            steps.append(self.attaching(to_attach))
         to_add, to_remove = tag_changes(volume, desired_tags(params, volume), params["purge_tags"])
         if to_add or to_remove:
-            differences["tags"] = (to_add, to_remove)
-        self.guard(volume, differences)
-        return differences
+            steps.append(self.tag_step(to_add, to_remove))
+        if resizing or not volume.get("id"):
+            self.guard(volume, predict_all(steps, volume))
+        return [self.settling("changing it"), *steps, self.read_back()] if steps else []
 
-    def guard(self, volume, differences):
-        """Price what a create (``volume`` without an id) or a resize makes from the catalog, and
-        refuse it over ``max_price_per_hour`` before any change. Other changes read no catalog."""
-        if volume.get("id") and "size" not in differences:
-            return
-        size = differences.get("size", volume.get("size"))
-        name = differences.get("name", volume.get("name"))
-        price = self.prices.volume(volume.get("type"), size)
-        self.planned_cost = cost([volume_part(f"volume {name}", volume.get("type"), size, price)])
+    def guard(self, volume, after):
+        """Price what a create or a resize makes from the catalog, and refuse it over
+        ``max_price_per_hour`` before any change. Other changes read no catalog."""
+        part = PriceBook(self.client).new_volume(f"volume {after.get('name')}", after.get("type"), after.get("size"))
+        self.planned_cost = cost([part])
         refuse_over_cap(self.planned_cost, self.params["max_price_per_hour"], describe(volume))
 
     # --------------------------------------------------------------------------- steps
-
-    def steps_for(self, differences):
-        """The steps that make ``differences`` to a volume, at rest first (the API changes volumes
-        only at rest), then read it back; none when nothing differs."""
-        if not differences:
-            return []
-        steps = [self.settling("changing it")]
-        if "name" in differences:
-            name = differences["name"]
-            steps.append(self.action_step("rename", lambda volume: dict(volume, name=name), name=name))
-        if "size" in differences:
-            size = differences["size"]
-            steps.append(self.action_step("resize", lambda volume: resized(volume, size), size=size))
-        if "detach" in differences:
-            steps.append(
-                self.detaching(differences["detach"], must_wait="attach" in differences or self.params["wait"])
-            )
-        if "attach" in differences:
-            steps.append(self.attaching(differences["attach"]))
-        if "tags" in differences:
-            steps.append(self.tag_step(*differences["tags"]))
-        return steps + [self.read_back()]
 
     def creation(self):
         params = self.params
@@ -589,34 +537,28 @@ class Volume(Resource):
                 "volume {!r} does not exist; to create it, give {}".format(params["name"], ", ".join(missing))
             )
         new = new_volume(params["name"], params["size"], params["type"], params["location_code"])
-        # a new volume gets its attachments and tags with the create request itself
-        differences = self.differences(new)
-        to_attach = differences.get("attach", [])
+        # a new volume gets the attachments and tags it is planned to have with the create request
+        created = predict_all(self.converging(new), new)
+        to_attach = [record["id"] for record in created["instances"]]
 
         def create(_nothing):
             body = {option: params[option] for option in CREATE_OPTIONS}
             if to_attach:
-                body["instance_ids"] = [record["id"] for record in to_attach]
-            if self.desired_tags:
-                body["tags"] = tag_inputs(self.desired_tags)
-            try:
+                body["instance_ids"] = to_attach
+            if created["tags"]:
+                body["tags"] = tag_inputs(current_tags(created))
+            with hinted({403: CREATE_ATTACH_HINT} if to_attach else None):
                 volume_id = self.create_unique(self.path, body)
-            except ApiError as error:
-                if error.status == 403 and to_attach:
-                    raise error.with_hint("Attaching needs the instances shut down; " + STOP_HINT + ".")
-                raise
             return self.settled_or_fetched(volume_id, f"volume {volume_id} to be created")
 
-        return [Step("create", create, lambda _nothing: predict_all(self.steps_for(differences), new))]
+        return [Step("create", create, lambda _nothing: created)]
 
     def cloning(self):
         params = self.params
         source = self.clone_source()
         if params["size"] is not None and params["size"] < source["size"]:
             raise ModuleFailure(
-                "cannot clone {} ({} GB) to a smaller size ({} GB): volumes only grow".format(
-                    describe(source), source["size"], params["size"]
-                )
+                f"cannot clone {describe(source)} ({source['size']} GB) to a smaller size ({params['size']} GB): volumes only grow"
             )
         location = params["location_code"] or source["location"]
         volume_type = params["type"] or source["type"]
@@ -625,7 +567,7 @@ class Volume(Resource):
         )
         # what follows the copy (grow, attach, tag) is planned on the copy-to-be, so that a bad
         # request fails before anything is copied
-        following = self.steps_for(self.differences(copied))
+        following = self.converging(copied)
 
         def clone(_nothing):
             body = {"action": "clone", "id": source["id"], "name": params["name"]}
@@ -637,28 +579,27 @@ class Volume(Resource):
             description = "volume {} to be cloned from {}".format(volume_id, source["id"])
             return self.settled_or_fetched(volume_id, description, must_wait=bool(following))
 
-        return [Step("clone", clone, lambda _nothing: copied)] + following
+        return [Step("clone", clone, lambda _nothing: copied), *following]
 
     def restoration(self, volume):
         restored = {key: value for key, value in volume.items() if key not in ("deleted_at", "is_permanently_deleted")}
         restored["status"] = "detached"
-        following = self.steps_for(self.differences(restored))
+        following = self.converging(restored)
 
         def restore(volume):
             self.action(volume["id"], "restore")
             description = f"{describe(volume)} to be restored"
             return self.settled_or_fetched(volume["id"], description, must_wait=bool(following))
 
-        return [Step("restore", restore, lambda _volume: restored)] + following
+        return [Step("restore", restore, lambda _volume: restored), *following]
 
     def removal(self, volume):
         """Detach (the instances shut down), then move to the trash or delete for good."""
         attached = volume.get("instances") or []
         if attached and volume.get("is_os_volume"):
+            hostnames = ", ".join(record.get("hostname") or record["id"] for record in attached)
             raise ModuleFailure(
-                "{} is the OS volume of instance {}: delete or hibernate the instance instead".format(
-                    describe(volume), ", ".join(record.get("hostname") or record["id"] for record in attached)
-                )
+                f"{describe(volume)} is the OS volume of instance {hostnames}: delete or hibernate the instance instead"
             )
         require_shut_down(attached, "delete an attached volume")
         steps = [self.settling("deleting it", at_rest=SETTLED + ("deleted",))]
@@ -736,21 +677,16 @@ class Volume(Resource):
     # ------------------------------------------------------------------------- actions
 
     def action(self, volume_id, action, **fields):
-        try:
-            self.client.put(self.path, dict(fields, action=action, id=volume_id))
-        except ApiError as error:
-            try:
-                # repeated after a lost answer: a resize to the size it now has answers 400, ...
-                confirm_after_lost_response(error, lambda: self.action_took_effect(volume_id, action, fields))
-            except ApiError:
-                if error.status == 403 and action in ("attach", "detach"):
-                    raise error.with_hint("Attaching and detaching need the instances shut down; " + STOP_HINT + ".")
-                raise
+        def took_effect():
+            volume = self.fetch(volume_id)
+            return volume is not None and TOOK_EFFECT[action](volume, fields)
 
-    def action_took_effect(self, volume_id, action, fields):
-        """Did an action whose answer was lost happen? (The volume is read again.)"""
-        volume = self.fetch(volume_id)
-        return volume is not None and action in TOOK_EFFECT and TOOK_EFFECT[action](volume, fields)
+        with hinted({403: ATTACH_HINT} if action in ("attach", "detach") else None):
+            try:
+                self.client.put(self.path, dict(fields, action=action, id=volume_id))
+            except ApiError as error:
+                # repeated after a lost answer: a resize to the size it now has answers 400, ...
+                confirm_after_lost_response(error, took_effect)
 
     def delete(self, current):
         try:
