@@ -24,8 +24,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import Api
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
 
-STRATEGIES = ["in_order", "cheapest"]
-
 # How often availability is read again while waiting (seconds): soon at first, then every 15
 # seconds at most, since freed capacity is often taken again within a minute (four reads a
 # minute per waiting task; the rate-limit headers stretch it further when the quota runs low).
@@ -40,66 +38,28 @@ TAKEN = "no_capacity_on_deploy"  # availability said yes, the deploy said 503: a
 OVER_PRICE_CAP = "over_price_cap"
 
 
-def placement_argument_spec(kind):
-    """The ``placement`` and ``on_no_capacity`` options of the ``instance`` or ``cluster`` module."""
-    return dict(
-        placement=dict(type="dict", options=_placement_options(kind)),
-        on_no_capacity=dict(type="str", choices=["fail", "wait"], default="fail"),
-    )
-
-
-def _placement_options(kind):
-    options = dict(
-        locations=dict(type="list", elements="str"),
-        strategy=dict(type="str", choices=STRATEGIES, default="in_order"),
-    )
-    options[KINDS[kind]["types_option"]] = dict(type="list", elements="str")
-    if kind == "instance":
-        options["on_demand_fallback"] = dict(type="bool", default=False)
-    return options
-
-
-KINDS = {
-    "instance": dict(
-        type_field="instance_type",
-        types_option="instance_types",
-        availability="/instance-availability",
-        catalog="/instance-types",
-    ),
-    "cluster": dict(
-        type_field="cluster_type",
-        types_option="cluster_types",
-        availability="/cluster-availability",
-        catalog="/cluster-types",
-    ),
-}
-
-
 class Placement:
-    """Where a new ``kind`` ("instance" or "cluster") goes, for a module's params.
-
-    ``enabled`` is false when the task gave neither ``placement`` nor ``on_no_capacity: wait``:
-    the module then deploys to its one ``location_code`` as it always did, without the extra
-    availability and catalog reads.
-    """
+    """Where a new ``kind`` ("instance" or "cluster") goes, for a module's params. A task that gives
+    neither ``placement`` nor ``on_no_capacity: wait`` has none: it deploys to its one
+    ``location_code``, without the extra availability and catalog reads."""
 
     def __init__(self, module, kind, budget, prices, sleep=time.sleep):
         self.module = module
         self.prices = prices
         self.client = module.client
         self.kind = kind
-        self.type_field = KINDS[kind]["type_field"]
+        self.type_field = f"{kind}_type"
+        self.types_option = f"{kind}_types"
         self.budget = budget
         self.sleep = sleep
         params = module.params
         self.options = params.get("placement") or {}
         self.on_no_capacity = params.get("on_no_capacity") or "fail"
-        self.enabled = bool(params.get("placement")) or self.on_no_capacity == "wait"
         self.spot = bool(params.get("spot") or params.get("contract") == "SPOT") if kind == "instance" else False
         self.locations = self.options.get("locations") or (
             [params["location_code"]] if params.get("location_code") else []
         )
-        given_types = self.options.get(KINDS[kind]["types_option"])
+        given_types = self.options.get(self.types_option)
         self.types = given_types or ([params[self.type_field]] if params.get(self.type_field) else [])
         self._prices = None
 
@@ -107,8 +67,6 @@ class Placement:
 
     def validate(self):
         """Refuse contradictory placement input before any API call."""
-        if not self.enabled:
-            return
         params = self.module.params
         if (
             self.options.get("locations")
@@ -120,7 +78,7 @@ class Placement:
                     params["location_code"], ", ".join(self.options["locations"])
                 )
             )
-        types_option = KINDS[self.kind]["types_option"]
+        types_option = self.types_option
         if (
             self.options.get(types_option)
             and params.get(self.type_field)
@@ -168,7 +126,7 @@ class Placement:
     def price(self, candidate):
         if self._prices is None:
             self._prices = {}
-            for item in self.prices.catalog(KINDS[self.kind]["catalog"]):
+            for item in self.prices.catalog(f"/{self.kind}-types"):
                 self._prices[(item[self.type_field], False)] = as_number(item.get("price_per_hour"))
                 self._prices[(item[self.type_field], True)] = as_number(item.get("spot_price"))
         return self._prices.get((candidate[1], candidate[2]))
@@ -180,7 +138,7 @@ class Placement:
             params = {"is_spot": "true"} if spot else None
             if len(self.locations) == 1:
                 params = dict(params or {}, location_code=self.locations[0])
-            for entry in self.client.get_list(KINDS[self.kind]["availability"], params=params):
+            for entry in self.client.get_list(f"/{self.kind}-availability", params=params):
                 found.update((entry.get("location_code"), code, spot) for code in entry.get("availabilities") or [])
         return found
 

@@ -424,7 +424,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import
     compute_argument_spec,
     power_action,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_cluster_cost
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import existing_cluster_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import GOING_AWAY, SETTING_UP
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, fetch_or_none, is_not_found

@@ -509,8 +509,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import
     compute_argument_spec,
     power_action,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_instance_cost
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import existing_instance_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import BROKEN, GOING_AWAY, SETTING_UP
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     JUPYTER_TOKEN_ARGUMENT_SPEC,
@@ -598,6 +597,9 @@ class Instance(Compute):
 
     def act(self, instance, action, **fields):
         """One instance action; False when the API says the instance already is in that state."""
+        # imported only by a task that acts: each task compiles what it imports
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
+
         try:
             return act_on_one(self.client, instance["id"], action, **fields)
         except ApiError as error:
@@ -812,6 +814,7 @@ def main():
             delete_volumes=dict(type="list", elements="str", default=["os"]),
             **JUPYTER_TOKEN_ARGUMENT_SPEC,
         ),
+        own_placement_options=dict(on_demand_fallback=dict(type="bool", default=False)),
     )
     module = CloudComputeModule(
         argument_spec=argument_spec,
