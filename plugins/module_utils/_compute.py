@@ -99,7 +99,7 @@ class Compute(Resource):
 
     Besides the hooks below, a subclass writes:
     ``deploy_cost(body)``: what deploying ``body`` costs per hour, from the public catalogs;
-    ``wait_deployed(resource_id)``: the new resource, read back once it is as far as the options ask;
+    ``wait_up(resource_id)``: the resource once it is up (running, and a cluster's nodes there);
     ``discard(created, body)``: delete ``created``, deployed from ``body`` by this task and lost to
     another run's, with the volumes created with it, permanently (nobody else knows of them);
     ``removal_steps(current)``: the steps removing ``current`` as ``state`` asks, its volumes as the
@@ -261,7 +261,7 @@ class Compute(Resource):
             "hostname": params["hostname"],
             self.type_option: params[self.type_option],
             "location_code": params["location_code"],
-            "image": self.image_to_deploy(),
+            "image": params["image"],
         }
         for option in ("description", "contract") + self.passed_options:
             if params[option] is not None:
@@ -278,9 +278,6 @@ class Compute(Resource):
     def also_missing(self):
         """What else the deploy lacks (options given one or the other)."""
         return []
-
-    def image_to_deploy(self):
-        return self.params["image"]
 
     def own_request(self):
         """The deploy request's fields of this kind of resource."""
@@ -350,9 +347,10 @@ class Compute(Resource):
             body, self.placed["location_code"], self.placed[self.type_option], self.placed["spot"]
         )
 
-    def deployment(self):
+    def deployment(self, then_up):
         """The deploy step: the request is built (names resolved, options checked) before any
-        change; the step places it, guards its cost and waits as the options ask."""
+        change; the step places it, guards its cost and waits as the options ask (``then_up``:
+        until it is up, for the steps after it)."""
         body = self.deploy_request()
 
         def predict(_nothing):
@@ -362,7 +360,9 @@ class Compute(Resource):
             return self.predicted_deploy(placed_body)
 
         def apply(_nothing):
-            return self.wait_deployed(self.place(body)[0])
+            resource_id = self.place(body)[0]
+            # the steps after the deploy (power, nodes) need it up
+            return self.wait_up(resource_id) if self.params["wait"] or then_up else self.fetch(resource_id)
 
         return Step("deploy", apply, predict)
 
@@ -424,7 +424,8 @@ class Compute(Resource):
         if self.params["state"] in self.gone_states:
             return [] if current is None else self.removal_steps(current)
         if current is None:
-            return [self.deployment()] + self.after_deploy_steps()
+            after_deploy = self.after_deploy_steps()
+            return [self.deployment(then_up=bool(after_deploy))] + after_deploy
         if self.placement:
             self.placed = self.placement.of_existing(current)
         return [step for step in [self.tagging(current)] + self.state_steps(current) if step]

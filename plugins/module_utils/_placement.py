@@ -53,14 +53,12 @@ class Placement:
         self.budget = budget
         self.sleep = sleep
         params = module.params
-        self.options = params.get("placement") or {}
-        self.on_no_capacity = params.get("on_no_capacity") or "fail"
-        self.spot = bool(params.get("spot") or params.get("contract") == "SPOT") if kind == "instance" else False
-        self.locations = self.options.get("locations") or (
-            [params["location_code"]] if params.get("location_code") else []
-        )
-        given_types = self.options.get(self.types_option)
-        self.types = given_types or ([params[self.type_field]] if params.get(self.type_field) else [])
+        self.options = params["placement"] or {}
+        self.on_no_capacity = params["on_no_capacity"]
+        self.spot = bool(params.get("spot") or params.get("contract") == "SPOT")
+        # the candidates: those placement lists, else the one the task names
+        self.locations = self.options.get("locations") or [code for code in [params["location_code"]] if code]
+        self.types = self.options.get(self.types_option) or [code for code in [params[self.type_field]] if code]
         self._prices = None
 
     # ------------------------------------------------------------------- validation
@@ -68,30 +66,17 @@ class Placement:
     def validate(self):
         """Refuse contradictory placement input before any API call."""
         params = self.module.params
-        if (
-            self.options.get("locations")
-            and params.get("location_code")
-            and params["location_code"] not in self.options["locations"]
+        for option, listed, candidates in (
+            ("location_code", "locations", self.locations),
+            (self.type_field, self.types_option, self.types),
         ):
-            raise ModuleFailure(
-                "location_code={} is not among placement.locations ({}): give one or the other".format(
-                    params["location_code"], ", ".join(self.options["locations"])
+            if self.options.get(listed) and params[option] and params[option] not in self.options[listed]:
+                raise ModuleFailure(
+                    f"{option}={params[option]} is not among placement.{listed} ({', '.join(self.options[listed])}): "
+                    "give one or the other"
                 )
-            )
-        types_option = self.types_option
-        if (
-            self.options.get(types_option)
-            and params.get(self.type_field)
-            and params[self.type_field] not in self.options[types_option]
-        ):
-            raise ModuleFailure(
-                "{}={} is not among placement.{} ({}): give one or the other".format(
-                    self.type_field, params[self.type_field], types_option, ", ".join(self.options[types_option])
-                )
-            )
-        for option, values in (("locations", self.locations), (types_option, self.types)):
-            if len(set(values)) != len(values):
-                raise ModuleFailure("placement.{} lists the same entry twice: {}".format(option, ", ".join(values)))
+            if len(set(candidates)) != len(candidates):
+                raise ModuleFailure(f"placement.{listed} lists the same entry twice: {', '.join(candidates)}")
         if self.options.get("on_demand_fallback") and not self.spot:
             raise ModuleFailure("placement.on_demand_fallback only applies to a spot request (spot=true)")
         if len(self.locations) > 1 and params.get("existing_volumes"):
@@ -156,19 +141,17 @@ class Placement:
                 placed["is_spot"] = True
         return placed
 
-    def describe(self, candidate, outcome):
+    def where(self, candidate):
         location, code, spot = candidate
-        return {"location_code": location, self.type_field: code, "spot": spot, "outcome": outcome}
+        return {"location_code": location, self.type_field: code, "spot": spot}
+
+    def describe(self, candidate, outcome):
+        return dict(self.where(candidate), outcome=outcome)
 
     def result(self, candidate, tried, price=None):
-        location, code, spot = candidate
-        return {
-            "location_code": location,
-            self.type_field: code,
-            "spot": spot,
-            "price_per_hour": price if price is not None else self.price(candidate),
-            "tried": tried,
-        }
+        return dict(
+            self.where(candidate), price_per_hour=self.price(candidate) if price is None else price, tried=tried
+        )
 
     def of_existing(self, resource):
         """The ``placement`` result of a resource that already exists (nothing tried)."""
@@ -180,15 +163,12 @@ class Placement:
         if over_cap is None:
             return {}
         candidates = self.candidates()
-        over = dict((candidate, over_cap(*candidate)) for candidate in candidates)
-        over = dict((candidate, why) for candidate, why in over.items() if why)
+        reasons = {candidate: over_cap(*candidate) for candidate in candidates}
+        over = {candidate: why for candidate, why in reasons.items() if why}
         if len(over) == len(candidates):
             raise ModuleFailure(
-                "every placement candidate of {} {} is over max_price_per_hour: {}; nothing was changed".format(
-                    self.kind,
-                    self.module.params.get("hostname"),
-                    "; ".join(over[candidate] for candidate in candidates),
-                ),
+                f"every placement candidate of {self.kind} {self.module.params['hostname']} is over "
+                f"max_price_per_hour: {'; '.join(over.values())}; nothing was changed",
                 placement={"tried": [self.describe(candidate, OVER_PRICE_CAP) for candidate in candidates]},
             )
         return over
@@ -236,13 +216,7 @@ class Placement:
                 self.module.warn(
                     f"no candidate has capacity now; a real run would wait up to {self.budget.timeout}s for one"
                 )
-                return None, {
-                    "location_code": None,
-                    self.type_field: None,
-                    "spot": self.spot,
-                    "price_per_hour": None,
-                    "tried": tried,
-                }
+                return None, dict(self.where((None, None, self.spot)), price_per_hour=None, tried=tried)
             self.sleep(min(remaining, max(interval, self.client.pacing_delay())))
             interval = min(MAX_POLL_INTERVAL, interval * 1.5)
 
@@ -253,12 +227,8 @@ class Placement:
             OVER_PRICE_CAP: "over max_price_per_hour",
         }
         said = "; ".join(
-            "{} {}{}: {}".format(
-                item["location_code"],
-                item[self.type_field],
-                " (spot)" if item["spot"] else "",
-                outcomes[item["outcome"]],
-            )
+            f"{item['location_code']} {item[self.type_field]}{' (spot)' if item['spot'] else ''}: "
+            f"{outcomes[item['outcome']]}"
             for item in tried
         )
         waited = (
@@ -267,9 +237,8 @@ class Placement:
             else "(on_no_capacity=wait waits for capacity within wait_timeout)"
         )
         return ModuleFailure(
-            "no capacity for {} {} {}; every candidate: {}. cloudcompute.cloud.offers lists what is "
-            "available now; add locations or types to placement, or retry later.".format(
-                self.kind, self.module.params.get("hostname"), waited, said
-            ),
+            f"no capacity for {self.kind} {self.module.params['hostname']} {waited}; every candidate: {said}. "
+            "cloudcompute.cloud.offers lists what is available now; add locations or types to placement, or retry "
+            "later.",
             placement={"tried": tried},
         )
