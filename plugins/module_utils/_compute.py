@@ -158,11 +158,10 @@ class Compute(Resource):
 
     def find_by_name(self, name, exclude_id=None):
         # one being removed keeps its hostname for a moment; a new one may already carry it
-        return live_one(
-            [item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id],
-            self.noun,
-            name,
-        )
+        named = [
+            item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id
+        ]
+        return live_one(named, self.noun, name)
 
     def validate(self):
         self.desired_tags = desired_tags(self.params)
@@ -251,7 +250,9 @@ class Compute(Resource):
         """The body of the deploy request, with every name resolved to an id."""
         params = self.params
         missing = [
-            option for option in self.required_to_deploy if not params[option] and not self.placement.supplies(option)
+            option
+            for option in self.required_to_deploy
+            if not params[option] and not (self.placement and self.placement.supplies(option))
         ] + self.also_missing()
         if missing:
             raise ModuleFailure(

@@ -281,3 +281,13 @@ def test_a_no_op_task_imports_no_placement_deploy_power_or_expiry_code():
     imported = {name.rsplit(".", 1)[-1] for name in report["imported"]}
     assert {"instance", "_compute", "_cost_report"} <= imported
     assert not imported & {"_placement", "_offers", "_instance_actions", "_cost", "_expiry"}
+
+
+def test_a_deploy_without_what_it_needs_is_refused_after_the_one_read(api, run_module):
+    api.answer(responses.GET, "/instances", json=[])
+    result = run_module(main, dict(hostname="gpu-1"))
+    assert result["failed"] is True
+    assert result["msg"] == (
+        "instance 'gpu-1' does not exist; to deploy it, give instance_type, location_code, image (or existing_os_volume)"
+    )
+    assert api.sent == [("GET", "/instances")]
