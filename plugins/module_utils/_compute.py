@@ -129,6 +129,7 @@ class Compute(Resource):
     compared_when_reported = ()
     placed_options = ()
     capacity_hint = ""  # what to do when the API has no capacity for a deploy
+    type_label = ""  # what the no-capacity message says before the type ("cluster type ")
 
     def __init__(self, module):
         super().__init__(module)
@@ -316,16 +317,13 @@ class Compute(Resource):
             return self.create_unique(self.path, body, retry_unavailable=False)
         except ApiError as error:
             if error.status == 503:
-                where = f"{self.capacity_subject(body)} in {body['location_code']}"
+                where = f"{self.type_label}{body[self.type_option]} in {body['location_code']}"
                 raise error.with_hint(f"No capacity for {where}: {self.capacity_hint}")
             if error.status == 402:
                 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import insufficient_funds_hint
 
                 raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
             raise
-
-    def capacity_subject(self, body):
-        return body[self.type_option]
 
     def place(self, body):
         """Deploy ``body`` (in check mode: only choose where); return the new id (None in check

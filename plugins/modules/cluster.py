@@ -454,6 +454,7 @@ class Cluster(Compute):
     placed_options = ("cluster_type", "location_code")
     required_to_deploy = ("cluster_type", "image", "location_code", "shared_volume")
     passed_options = ("extension_settings",)
+    type_label = "cluster type "
     capacity_hint = (
         "cloudcompute.cloud.availability_info with kind=cluster lists the cluster types with capacity "
         "per location: choose another location or cluster type, or retry later."
@@ -559,9 +560,6 @@ class Cluster(Compute):
 
     def deploy_cost(self, body):
         return self.prices.cluster_deploy(body)
-
-    def capacity_subject(self, body):
-        return f"cluster type {body['cluster_type']}"
 
     def discard(self, created, body):
         # the API deletes the shared volumes created with it once it is gone
