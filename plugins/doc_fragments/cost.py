@@ -3,7 +3,7 @@
 
 
 class ModuleDocFragment:
-    # plugins/module_utils/_cost.py CAP_ARGUMENT_SPEC and RUNWAY_ARGUMENT_SPEC: keep in step.
+    # plugins/module_utils/_cost_report.py CAP_ARGUMENT_SPEC and RUNWAY_ARGUMENT_SPEC: keep in step.
     DOCUMENTATION = r"""
 options:
   max_price_per_hour:

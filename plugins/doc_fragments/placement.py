@@ -3,7 +3,7 @@
 
 
 class ModuleDocFragment:
-    # plugins/module_utils/_placement.py placement_argument_spec(): keep in step.
+    # plugins/module_utils/_compute.py compute_argument_spec(): keep in step.
     # on_no_capacity is common; INSTANCE and CLUSTER each add their placement option.
     DOCUMENTATION = r"""
 options:

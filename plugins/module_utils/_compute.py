@@ -12,17 +12,15 @@ removal as ``Step``s. A module adds what is its own: its deploy request and pred
 power or node steps, how it is removed.
 """
 
+import functools
+
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import (
     CAP_ARGUMENT_SPEC,
     RUNWAY_ARGUMENT_SPEC,
-    PriceBook,
     check_cap_option,
     check_runway_option,
     cost,
-    guard_deploy,
-    insufficient_funds_hint,
-    over_cap,
     with_cost,
     with_reported_price,
 )
@@ -40,7 +38,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     WAIT_ARGUMENT_SPEC,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement, placement_argument_spec
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step, refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     current_tags,
@@ -51,8 +48,9 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
 )
 
 
-def compute_argument_spec(resource_class, own_options):
-    """The options of the ``instance`` or ``cluster`` module: those both have, and ``own_options``."""
+def compute_argument_spec(resource_class, own_options, own_placement_options=None):
+    """The options of the ``instance`` or ``cluster`` module: those both have, and ``own_options``
+    (``own_placement_options``: suboptions of ``placement``)."""
     argument_spec = dict(
         id=dict(type="str"),
         hostname=dict(type="str", aliases=["name"]),
@@ -68,7 +66,17 @@ def compute_argument_spec(resource_class, own_options):
     argument_spec.update(own_options)
     for options in (WAIT_ARGUMENT_SPEC, TAGS_ARGUMENT_SPEC, CAP_ARGUMENT_SPEC, RUNWAY_ARGUMENT_SPEC):
         argument_spec.update(options)
-    argument_spec.update(placement_argument_spec(resource_class.key))
+    # plugins/doc_fragments/placement.py documents these: keep in step
+    placement_options = dict(
+        locations=dict(type="list", elements="str"),
+        strategy=dict(type="str", choices=["in_order", "cheapest"], default="in_order"),
+        **(own_placement_options or {}),
+    )
+    placement_options[resource_class.type_option + "s"] = dict(type="list", elements="str")
+    argument_spec.update(
+        placement=dict(type="dict", options=placement_options),
+        on_no_capacity=dict(type="str", choices=["fail", "wait"], default="fail"),
+    )
     return argument_spec
 
 
@@ -91,7 +99,7 @@ class Compute(Resource):
 
     Besides the hooks below, a subclass writes:
     ``deploy_cost(body)``: what deploying ``body`` costs per hour, from the public catalogs;
-    ``wait_deployed(resource_id)``: the new resource, read back once it is as far as the options ask;
+    ``wait_up(resource_id)``: the resource once it is up (running, and a cluster's nodes there);
     ``discard(created, body)``: delete ``created``, deployed from ``body`` by this task and lost to
     another run's, with the volumes created with it, permanently (nobody else knows of them);
     ``removal_steps(current)``: the steps removing ``current`` as ``state`` asks, its volumes as the
@@ -121,6 +129,7 @@ class Compute(Resource):
     compared_when_reported = ()
     placed_options = ()
     capacity_hint = ""  # what to do when the API has no capacity for a deploy
+    type_label = ""  # what the no-capacity message says before the type ("cluster type ")
 
     def __init__(self, module):
         super().__init__(module)
@@ -128,26 +137,38 @@ class Compute(Resource):
         self.ssh_key_references = ssh_key_references(self.client)
         self.script_references = startup_script_references(self.client)
         self.volume_references = volume_references(self.client, self.params["location_code"])
-        self.prices = PriceBook(self.client)
-        self.placement = Placement(module, self.key, self.budget, self.prices)
+        self.placement = None  # where a new one goes, when the task gives candidates or waits for capacity
+        if self.params["placement"] or self.params["on_no_capacity"] == "wait":
+            # imported only by a task that places: each task compiles what it imports
+            from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement
+
+            self.placement = Placement(module, self.key, self.budget, self.prices)
         # what the result reports besides the resource, set by the plan and its steps
         self.runway = None
         self.placed = None
         self.planned_cost = None
         self.deleted_volume_ids = []
 
+    @functools.cached_property
+    def prices(self):
+        """The catalog prices of what is deployed."""
+        # only a deploy prices from the catalogs: each task compiles what it imports
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import PriceBook
+
+        return PriceBook(self.client)
+
     def find_by_name(self, name, exclude_id=None):
         # one being removed keeps its hostname for a moment; a new one may already carry it
-        return live_one(
-            [item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id],
-            self.noun,
-            name,
-        )
+        named = [
+            item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id
+        ]
+        return live_one(named, self.noun, name)
 
     def validate(self):
         self.desired_tags = desired_tags(self.params)
         self.check_options()
-        self.placement.validate()
+        if self.placement:
+            self.placement.validate()
         check_cap_option(self.params["max_price_per_hour"])
         check_runway_option(self.params["min_balance_hours"])
 
@@ -230,7 +251,9 @@ class Compute(Resource):
         """The body of the deploy request, with every name resolved to an id."""
         params = self.params
         missing = [
-            option for option in self.required_to_deploy if not params[option] and not self.placement.supplies(option)
+            option
+            for option in self.required_to_deploy
+            if not params[option] and not (self.placement and self.placement.supplies(option))
         ] + self.also_missing()
         if missing:
             raise ModuleFailure(
@@ -240,7 +263,7 @@ class Compute(Resource):
             "hostname": params["hostname"],
             self.type_option: params[self.type_option],
             "location_code": params["location_code"],
-            "image": self.image_to_deploy(),
+            "image": params["image"],
         }
         for option in ("description", "contract") + self.passed_options:
             if params[option] is not None:
@@ -257,9 +280,6 @@ class Compute(Resource):
     def also_missing(self):
         """What else the deploy lacks (options given one or the other)."""
         return []
-
-    def image_to_deploy(self):
-        return self.params["image"]
 
     def own_request(self):
         """The deploy request's fields of this kind of resource."""
@@ -283,6 +303,8 @@ class Compute(Resource):
 
     def guard(self, body):
         """The cost of deploying ``body``, refused when over the cap or the runway."""
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import guard_deploy  # deploy only
+
         cost_value = self.deploy_cost(body)
         self.runway = guard_deploy(self.client, self.params, cost_value, f"{self.key} {body['hostname']}")
         return cost_value
@@ -295,20 +317,21 @@ class Compute(Resource):
             return self.create_unique(self.path, body, retry_unavailable=False)
         except ApiError as error:
             if error.status == 503:
-                where = f"{self.capacity_subject(body)} in {body['location_code']}"
+                where = f"{self.type_label}{body[self.type_option]} in {body['location_code']}"
                 raise error.with_hint(f"No capacity for {where}: {self.capacity_hint}")
             if error.status == 402:
+                from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import insufficient_funds_hint
+
                 raise error.with_hint(insufficient_funds_hint(self.client, cost_value))
             raise
-
-    def capacity_subject(self, body):
-        return body[self.type_option]
 
     def place(self, body):
         """Deploy ``body`` (in check mode: only choose where); return the new id (None in check
         mode) and the body as it was (or would be) deployed."""
-        if not self.placement.enabled:
+        if not self.placement:
             return (None if self.module.check_mode else self.create_deployed(body)), body
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import over_cap  # deploy only
+
         cap = self.params["max_price_per_hour"]
 
         def over_the_cap(location, code, spot):
@@ -323,9 +346,10 @@ class Compute(Resource):
             body, self.placed["location_code"], self.placed[self.type_option], self.placed["spot"]
         )
 
-    def deployment(self):
+    def deployment(self, then_up):
         """The deploy step: the request is built (names resolved, options checked) before any
-        change; the step places it, guards its cost and waits as the options ask."""
+        change; the step places it, guards its cost and waits as the options ask (``then_up``:
+        until it is up, for the steps after it)."""
         body = self.deploy_request()
 
         def predict(_nothing):
@@ -335,7 +359,9 @@ class Compute(Resource):
             return self.predicted_deploy(placed_body)
 
         def apply(_nothing):
-            return self.wait_deployed(self.place(body)[0])
+            resource_id = self.place(body)[0]
+            # the steps after the deploy (power, nodes) need it up
+            return self.wait_up(resource_id) if self.params["wait"] or then_up else self.fetch(resource_id)
 
         return Step("deploy", apply, predict)
 
@@ -366,7 +392,7 @@ class Compute(Resource):
         params = self.params
         pairs = self.immutable_pairs(resource)
         what = f"{self.noun} {resource.get('hostname')} ({resource['id']})"
-        if self.placement.enabled:
+        if self.placement:
             for option in self.placed_options:
                 pairs.pop(option, None)
             if not self.placement.accepts(resource):
@@ -397,8 +423,9 @@ class Compute(Resource):
         if self.params["state"] in self.gone_states:
             return [] if current is None else self.removal_steps(current)
         if current is None:
-            return [self.deployment()] + self.after_deploy_steps()
-        if self.placement.enabled:
+            after_deploy = self.after_deploy_steps()
+            return [self.deployment(then_up=bool(after_deploy))] + after_deploy
+        if self.placement:
             self.placed = self.placement.of_existing(current)
         return [step for step in [self.tagging(current)] + self.state_steps(current) if step]
 

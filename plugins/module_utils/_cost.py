@@ -5,12 +5,22 @@
 up, the ``expired`` filter (role ``reaper``) reports the saving of a deletion, and ``instance``,
 ``cluster`` and ``volume`` predict the price of what they deploy, cap it and check the runway.
 
+What every task reports (the cost of a resource as the API reports it, the cost options) is in
+``_cost_report.py``: a no-op task does not import this file.
+
 No Ansible imports: modules and plugins share this file.
 """
 
 from collections import namedtuple
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, single_item
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import (
+    CURRENCY,
+    cost,
+    instance_part,
+    reported_price,
+    volume_part,
+)
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags, matches_tag_filter
 
@@ -35,11 +45,6 @@ class ChargedKind(namedtuple("ChargedKind", "kind paths name_field type_field pr
         }
 
 
-def reported_price(record, field="price_per_hour"):
-    """The hourly price the API reports in ``record`` (0 when it reports none)."""
-    return float(record.get(field) or 0)
-
-
 # Instances are charged in every status but while being deleted or once discontinued (a shut-down
 # instance is still charged); clusters likewise; volumes until they are purged from the trash or
 # deleted permanently, so the trash is listed too.
@@ -54,9 +59,6 @@ CHARGED_KINDS = {
 
 # The API charges a volume its monthly price per GB spread over this many hours.
 HOURS_PER_MONTH = 730
-# The catalogs are read without a currency, so they answer in US dollars, the currency the API
-# charges resources in.
-CURRENCY = "usd"
 # The type of the OS volume the API creates with an instance deployed from an image.
 OS_VOLUME_TYPE = "NVMe"
 # The volume type of the shared file system the API creates with a cluster.
@@ -117,18 +119,6 @@ def cluster_hourly_price(cluster_types, cluster_type):
     return float(_catalog_entry(cluster_types, "cluster_type", cluster_type, "cluster type")["price_per_hour"])
 
 
-def cost(parts, currency=CURRENCY):
-    """``{price_per_hour, currency, basis}`` of the ``parts``, ``[(what, price_per_hour)]``; a
-    part whose price cannot be known beforehand has the price None and is left out of the total."""
-    return {
-        "price_per_hour": round(sum(price for _what, price in parts if price is not None), 6),
-        "currency": currency,
-        "basis": [
-            {"item": what, "price_per_hour": None if price is None else round(price, 6)} for what, price in parts
-        ],
-    }
-
-
 def describe_cost(cost_value):
     """One line naming the total and what makes it up, for messages."""
 
@@ -138,35 +128,6 @@ def describe_cost(cost_value):
 
     basis = ", ".join(map(described, cost_value["basis"]))
     return f"{cost_value['price_per_hour']} {cost_value['currency']}/h ({basis})"
-
-
-def contract_label(spot, contract):
-    if spot:
-        return "spot"
-    return "long-term, on-demand price" if contract == "LONG_TERM" else "on-demand"
-
-
-def instance_part(instance_type, spot, contract, price):
-    return (f"instance {instance_type} ({contract_label(spot, contract)})", price)
-
-
-def volume_part(what, volume_type, size, price):
-    return (f"{what} {volume_type} {size} GB", price)
-
-
-def existing_instance_cost(instance):
-    """What an existing instance costs, as the API reports it (its volumes are priced apart)."""
-    spot, contract = instance.get("is_spot"), instance.get("contract")
-    return cost([instance_part(instance.get("instance_type"), spot, contract, reported_price(instance))])
-
-
-def existing_cluster_cost(cluster):
-    return cost([(f"cluster {cluster.get('cluster_type')}", reported_price(cluster))])
-
-
-def existing_volume_cost(volume):
-    what, price = f"volume {volume.get('name')}", reported_price(volume, "base_hourly_cost")
-    return cost([volume_part(what, volume.get("type"), volume.get("size"), price)])
 
 
 class PriceBook:
@@ -240,17 +201,6 @@ def refuse_over_cap(cost_value, cap, what):
         raise ModuleFailure(refusal + "; nothing was changed", cost=cost_value)
 
 
-def check_cap_option(cap, option="max_price_per_hour"):
-    """A cap must be a positive price: refuse anything else before any API call."""
-    if cap is not None and not cap > 0:
-        raise ModuleFailure(f"{option} must be a positive price per hour, not {cap}")
-
-
-def check_runway_option(min_hours):
-    if min_hours is not None and min_hours < 0:
-        raise ModuleFailure(f"min_balance_hours must be zero or more hours, not {min_hours}")
-
-
 def refuse_short_runway(client, cost_value, min_hours, what):
     """Fail when deploying ``cost_value`` would leave less than ``min_hours`` of runway at the
     project's new burn rate: what it is charged now plus this deploy's price."""
@@ -280,15 +230,6 @@ def guard_deploy(client, params, cost_value, what):
     return refuse_short_runway(client, cost_value, params["min_balance_hours"], what)
 
 
-def with_reported_price(planned, record):
-    """The ``planned`` cost of a deploy with its first part (the instance or the cluster) at the
-    price the API reports for the new ``record``; the volumes keep their catalog price."""
-    parts = [(part["item"], part["price_per_hour"]) for part in planned["basis"]]
-    if record and record.get("price_per_hour") is not None:
-        parts[0] = (parts[0][0], float(record["price_per_hour"]))
-    return cost(parts, planned["currency"])
-
-
 def insufficient_funds_hint(client, cost_value):
     """The hint for a deploy answered 402: the balance and the price of what was refused."""
     try:
@@ -297,20 +238,3 @@ def insufficient_funds_hint(client, cost_value):
     except ApiError:  # the refusal matters more than a failed explanation of it
         said = "The project balance could not be read"
     return f"{said}; this deploy costs {describe_cost(cost_value)}. Top up the balance, or deploy something cheaper."
-
-
-# The options of plugins/doc_fragments/cost.py: keep them in step.
-CAP_ARGUMENT_SPEC = dict(max_price_per_hour=dict(type="float"))
-RUNWAY_ARGUMENT_SPEC = dict(min_balance_hours=dict(type="float"))
-
-
-def with_cost(result, after_cost, before_cost=None):
-    """Add ``cost`` (what the resource costs after the run) to a module result, and the hourly
-    price before and after to its diff."""
-    result["cost"] = after_cost
-    diff = result.get("diff")
-    if diff is not None:
-        for side, side_cost in (("before", before_cost), ("after", after_cost)):
-            if diff.get(side) and side_cost is not None:
-                diff[side]["price_per_hour"] = side_cost["price_per_hour"]
-    return result

@@ -24,8 +24,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import Api
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
 
-STRATEGIES = ["in_order", "cheapest"]
-
 # How often availability is read again while waiting (seconds): soon at first, then every 15
 # seconds at most, since freed capacity is often taken again within a minute (four reads a
 # minute per waiting task; the rate-limit headers stretch it further when the quota runs low).
@@ -40,100 +38,45 @@ TAKEN = "no_capacity_on_deploy"  # availability said yes, the deploy said 503: a
 OVER_PRICE_CAP = "over_price_cap"
 
 
-def placement_argument_spec(kind):
-    """The ``placement`` and ``on_no_capacity`` options of the ``instance`` or ``cluster`` module."""
-    return dict(
-        placement=dict(type="dict", options=_placement_options(kind)),
-        on_no_capacity=dict(type="str", choices=["fail", "wait"], default="fail"),
-    )
-
-
-def _placement_options(kind):
-    options = dict(
-        locations=dict(type="list", elements="str"),
-        strategy=dict(type="str", choices=STRATEGIES, default="in_order"),
-    )
-    options[KINDS[kind]["types_option"]] = dict(type="list", elements="str")
-    if kind == "instance":
-        options["on_demand_fallback"] = dict(type="bool", default=False)
-    return options
-
-
-KINDS = {
-    "instance": dict(
-        type_field="instance_type",
-        types_option="instance_types",
-        availability="/instance-availability",
-        catalog="/instance-types",
-    ),
-    "cluster": dict(
-        type_field="cluster_type",
-        types_option="cluster_types",
-        availability="/cluster-availability",
-        catalog="/cluster-types",
-    ),
-}
-
-
 class Placement:
-    """Where a new ``kind`` ("instance" or "cluster") goes, for a module's params.
-
-    ``enabled`` is false when the task gave neither ``placement`` nor ``on_no_capacity: wait``:
-    the module then deploys to its one ``location_code`` as it always did, without the extra
-    availability and catalog reads.
-    """
+    """Where a new ``kind`` ("instance" or "cluster") goes, for a module's params. A task that gives
+    neither ``placement`` nor ``on_no_capacity: wait`` has none: it deploys to its one
+    ``location_code``, without the extra availability and catalog reads."""
 
     def __init__(self, module, kind, budget, prices, sleep=time.sleep):
         self.module = module
         self.prices = prices
         self.client = module.client
         self.kind = kind
-        self.type_field = KINDS[kind]["type_field"]
+        self.type_field = f"{kind}_type"
+        self.types_option = f"{kind}_types"
         self.budget = budget
         self.sleep = sleep
         params = module.params
-        self.options = params.get("placement") or {}
-        self.on_no_capacity = params.get("on_no_capacity") or "fail"
-        self.enabled = bool(params.get("placement")) or self.on_no_capacity == "wait"
-        self.spot = bool(params.get("spot") or params.get("contract") == "SPOT") if kind == "instance" else False
-        self.locations = self.options.get("locations") or (
-            [params["location_code"]] if params.get("location_code") else []
-        )
-        given_types = self.options.get(KINDS[kind]["types_option"])
-        self.types = given_types or ([params[self.type_field]] if params.get(self.type_field) else [])
+        self.options = params["placement"] or {}
+        self.on_no_capacity = params["on_no_capacity"]
+        self.spot = bool(params.get("spot") or params.get("contract") == "SPOT")
+        # the candidates: those placement lists, else the one the task names
+        self.locations = self.options.get("locations") or [code for code in [params["location_code"]] if code]
+        self.types = self.options.get(self.types_option) or [code for code in [params[self.type_field]] if code]
         self._prices = None
 
     # ------------------------------------------------------------------- validation
 
     def validate(self):
         """Refuse contradictory placement input before any API call."""
-        if not self.enabled:
-            return
         params = self.module.params
-        if (
-            self.options.get("locations")
-            and params.get("location_code")
-            and params["location_code"] not in self.options["locations"]
+        for option, listed, candidates in (
+            ("location_code", "locations", self.locations),
+            (self.type_field, self.types_option, self.types),
         ):
-            raise ModuleFailure(
-                "location_code={} is not among placement.locations ({}): give one or the other".format(
-                    params["location_code"], ", ".join(self.options["locations"])
+            if self.options.get(listed) and params[option] and params[option] not in self.options[listed]:
+                raise ModuleFailure(
+                    f"{option}={params[option]} is not among placement.{listed} ({', '.join(self.options[listed])}): "
+                    "give one or the other"
                 )
-            )
-        types_option = KINDS[self.kind]["types_option"]
-        if (
-            self.options.get(types_option)
-            and params.get(self.type_field)
-            and params[self.type_field] not in self.options[types_option]
-        ):
-            raise ModuleFailure(
-                "{}={} is not among placement.{} ({}): give one or the other".format(
-                    self.type_field, params[self.type_field], types_option, ", ".join(self.options[types_option])
-                )
-            )
-        for option, values in (("locations", self.locations), (types_option, self.types)):
-            if len(set(values)) != len(values):
-                raise ModuleFailure("placement.{} lists the same entry twice: {}".format(option, ", ".join(values)))
+            if len(set(candidates)) != len(candidates):
+                raise ModuleFailure(f"placement.{listed} lists the same entry twice: {', '.join(candidates)}")
         if self.options.get("on_demand_fallback") and not self.spot:
             raise ModuleFailure("placement.on_demand_fallback only applies to a spot request (spot=true)")
         if len(self.locations) > 1 and params.get("existing_volumes"):
@@ -168,7 +111,7 @@ class Placement:
     def price(self, candidate):
         if self._prices is None:
             self._prices = {}
-            for item in self.prices.catalog(KINDS[self.kind]["catalog"]):
+            for item in self.prices.catalog(f"/{self.kind}-types"):
                 self._prices[(item[self.type_field], False)] = as_number(item.get("price_per_hour"))
                 self._prices[(item[self.type_field], True)] = as_number(item.get("spot_price"))
         return self._prices.get((candidate[1], candidate[2]))
@@ -180,7 +123,7 @@ class Placement:
             params = {"is_spot": "true"} if spot else None
             if len(self.locations) == 1:
                 params = dict(params or {}, location_code=self.locations[0])
-            for entry in self.client.get_list(KINDS[self.kind]["availability"], params=params):
+            for entry in self.client.get_list(f"/{self.kind}-availability", params=params):
                 found.update((entry.get("location_code"), code, spot) for code in entry.get("availabilities") or [])
         return found
 
@@ -198,19 +141,17 @@ class Placement:
                 placed["is_spot"] = True
         return placed
 
-    def describe(self, candidate, outcome):
+    def where(self, candidate):
         location, code, spot = candidate
-        return {"location_code": location, self.type_field: code, "spot": spot, "outcome": outcome}
+        return {"location_code": location, self.type_field: code, "spot": spot}
+
+    def describe(self, candidate, outcome):
+        return dict(self.where(candidate), outcome=outcome)
 
     def result(self, candidate, tried, price=None):
-        location, code, spot = candidate
-        return {
-            "location_code": location,
-            self.type_field: code,
-            "spot": spot,
-            "price_per_hour": price if price is not None else self.price(candidate),
-            "tried": tried,
-        }
+        return dict(
+            self.where(candidate), price_per_hour=self.price(candidate) if price is None else price, tried=tried
+        )
 
     def of_existing(self, resource):
         """The ``placement`` result of a resource that already exists (nothing tried)."""
@@ -222,15 +163,12 @@ class Placement:
         if over_cap is None:
             return {}
         candidates = self.candidates()
-        over = dict((candidate, over_cap(*candidate)) for candidate in candidates)
-        over = dict((candidate, why) for candidate, why in over.items() if why)
+        reasons = {candidate: over_cap(*candidate) for candidate in candidates}
+        over = {candidate: why for candidate, why in reasons.items() if why}
         if len(over) == len(candidates):
             raise ModuleFailure(
-                "every placement candidate of {} {} is over max_price_per_hour: {}; nothing was changed".format(
-                    self.kind,
-                    self.module.params.get("hostname"),
-                    "; ".join(over[candidate] for candidate in candidates),
-                ),
+                f"every placement candidate of {self.kind} {self.module.params['hostname']} is over "
+                f"max_price_per_hour: {'; '.join(over.values())}; nothing was changed",
                 placement={"tried": [self.describe(candidate, OVER_PRICE_CAP) for candidate in candidates]},
             )
         return over
@@ -278,13 +216,7 @@ class Placement:
                 self.module.warn(
                     f"no candidate has capacity now; a real run would wait up to {self.budget.timeout}s for one"
                 )
-                return None, {
-                    "location_code": None,
-                    self.type_field: None,
-                    "spot": self.spot,
-                    "price_per_hour": None,
-                    "tried": tried,
-                }
+                return None, dict(self.where((None, None, self.spot)), price_per_hour=None, tried=tried)
             self.sleep(min(remaining, max(interval, self.client.pacing_delay())))
             interval = min(MAX_POLL_INTERVAL, interval * 1.5)
 
@@ -295,12 +227,8 @@ class Placement:
             OVER_PRICE_CAP: "over max_price_per_hour",
         }
         said = "; ".join(
-            "{} {}{}: {}".format(
-                item["location_code"],
-                item[self.type_field],
-                " (spot)" if item["spot"] else "",
-                outcomes[item["outcome"]],
-            )
+            f"{item['location_code']} {item[self.type_field]}{' (spot)' if item['spot'] else ''}: "
+            f"{outcomes[item['outcome']]}"
             for item in tried
         )
         waited = (
@@ -309,9 +237,8 @@ class Placement:
             else "(on_no_capacity=wait waits for capacity within wait_timeout)"
         )
         return ModuleFailure(
-            "no capacity for {} {} {}; every candidate: {}. cloudcompute.cloud.offers lists what is "
-            "available now; add locations or types to placement, or retry later.".format(
-                self.kind, self.module.params.get("hostname"), waited, said
-            ),
+            f"no capacity for {self.kind} {self.module.params['hostname']} {waited}; every candidate: {said}. "
+            "cloudcompute.cloud.offers lists what is available now; add locations or types to placement, or retry "
+            "later.",
             placement={"tried": tried},
         )

@@ -8,7 +8,6 @@ The API lowercases keys, stores a freeform tag with the value ``""``, refuses an
 second tag with the same key (409), and deletes a tag by id or key.
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import EXPIRY_TAG, expiry_tag_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 
 MAX_TAGS = 10
@@ -67,6 +66,9 @@ def desired_tags(params, resource=None):
     expires_in, expires_at = params.get("expires_in"), params.get("expires_at")
     if expires_in is None and expires_at is None:
         return tags
+    # imported only by a task that sets an expiry: each task compiles what it imports
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import EXPIRY_TAG, expiry_tag_value
+
     if expires_in is not None and expires_at is not None:
         raise ModuleFailure("expires_in and expires_at are mutually exclusive")
     option = "expires_in" if expires_in is not None else "expires_at"

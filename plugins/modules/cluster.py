@@ -424,7 +424,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import
     compute_argument_spec,
     power_action,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_cluster_cost
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import existing_cluster_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import GOING_AWAY, SETTING_UP
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, fetch_or_none, is_not_found
@@ -454,6 +454,7 @@ class Cluster(Compute):
     placed_options = ("cluster_type", "location_code")
     required_to_deploy = ("cluster_type", "image", "location_code", "shared_volume")
     passed_options = ("extension_settings",)
+    type_label = "cluster type "
     capacity_hint = (
         "cloudcompute.cloud.availability_info with kind=cluster lists the cluster types with capacity "
         "per location: choose another location or cluster type, or retry later."
@@ -560,15 +561,6 @@ class Cluster(Compute):
     def deploy_cost(self, body):
         return self.prices.cluster_deploy(body)
 
-    def capacity_subject(self, body):
-        return f"cluster type {body['cluster_type']}"
-
-    def wait_deployed(self, resource_id):
-        # the nodes can be powered only once the cluster is up
-        if self.params["wait"] or self.params["nodes"]:
-            return self.wait_up(resource_id)
-        return self.fetch(resource_id)
-
     def discard(self, created, body):
         # the API deletes the shared volumes created with it once it is gone
         kept = {volume["id"] for volume in body.get("existing_volumes") or []}
@@ -576,8 +568,7 @@ class Cluster(Compute):
         self.discontinue(created["id"])
         if created_volumes:
             self.wait_gone(created["id"])
-            for volume_id in created_volumes:
-                self.client.delete(volume_path(volume_id), json_body={"is_permanent": True})
+            self.delete_volumes(created_volumes, permanently=True, wait=False)
 
     # ------------------------------------------------------------------------- nodes
 
@@ -601,17 +592,17 @@ class Cluster(Compute):
                 plan.append((node, action, target))
         return plan
 
-    def predicted_nodes(self, cluster, node_plan):
-        after = dict(cluster, worker_nodes=[dict(node) for node in cluster.get("worker_nodes") or []])
-        targets = {node["id"]: status for node, _action, status in node_plan}
-        if not after["worker_nodes"] and self.params["nodes"]:
-            # still being set up: the workers the task names come up running
-            after["worker_nodes"] = [
-                {"id": None, "hostname": spec["hostname"], "status": "running"} for spec in self.params["nodes"]
-            ]
-            targets = {spec["hostname"]: NODE_STATUS[spec["state"]] for spec in self.params["nodes"]}
-        for node in after["worker_nodes"]:
-            node["status"] = targets.get(node.get("id") or node.get("hostname"), node.get("status"))
+    def predicted_nodes(self, cluster):
+        """``cluster`` with the workers ``nodes`` names in their listed state; one still being set up
+        comes up running, with the workers the task names (the API names the others)."""
+        targets = {spec["hostname"]: NODE_STATUS[spec["state"]] for spec in self.params["nodes"] or []}
+        workers = cluster.get("worker_nodes") or [
+            {"id": None, "hostname": hostname, "status": "running"} for hostname in targets
+        ]
+        after = dict(cluster, worker_nodes=[])
+        for node in workers:
+            status = targets.get(node.get("id"), targets.get(node.get("hostname"), node.get("status")))
+            after["worker_nodes"].append(dict(node, status=status))
         if after.get("status") in SETTING_UP:
             after["status"] = "running"
         return after
@@ -631,58 +622,47 @@ class Cluster(Compute):
         statuses = ", ".join(sorted(set(targets.values())))
         return self.wait_for(cluster["id"], reached, f"the worker nodes of cluster {cluster['id']} to be {statuses}")
 
-    def after_deploy_steps(self):
-        if not self.params["nodes"]:
-            return []
+    def powering_nodes(self, node_plan_of):
+        """The step powering the listed workers as ``node_plan_of(cluster)`` plans it."""
 
         def apply(cluster):
-            node_plan = self.node_plan(cluster)
+            node_plan = node_plan_of(cluster)
             return self.power_nodes(cluster, node_plan) if node_plan else cluster
 
-        return [Step("power nodes", apply, lambda cluster: self.predicted_nodes(cluster, []))]
+        return Step("power nodes", apply, self.predicted_nodes)
+
+    def after_deploy_steps(self):
+        # the workers exist once the cluster is up: they are planned then
+        return [self.powering_nodes(self.node_plan)] if self.params["nodes"] else []
 
     def state_steps(self, current):
         status = current.get("status")
         if self.params["nodes"] and status not in PROVISIONED + SETTING_UP:
             raise ModuleFailure(f"cluster {current.get('hostname')} is {status}: its worker nodes cannot be powered")
-        setting_up = status in SETTING_UP
-        if setting_up:
-            # check mode (or no nodes): the workers do not exist yet and will come up running,
-            # so the plan is made of the listed states
-            node_plan = [
-                ({"id": spec["hostname"]}, None, NODE_STATUS[spec["state"]])
-                for spec in self.params["nodes"] or []
-                if spec["state"] != "running"
-            ]
-        else:
-            node_plan = self.node_plan(current)
-        if not (node_plan or setting_up):
-            return []
+        if status in SETTING_UP:
+            # check mode, or no nodes (a real run with nodes waited until it was up): its workers
+            # do not exist yet and come up running
+            def finish_setup(cluster):
+                return self.wait_up(cluster["id"]) if self.params["wait"] else cluster
 
-        def apply(cluster):
-            if node_plan:
-                return self.power_nodes(cluster, node_plan)
-            return self.wait_up(cluster["id"]) if self.params["wait"] else cluster
-
-        def predict(cluster):
-            return self.predicted_nodes(cluster, node_plan)
-
-        return [Step("power nodes", apply, predict, changes=bool(node_plan))]
+            changes = any(spec["state"] != "running" for spec in self.params["nodes"] or [])
+            return [Step("power nodes", finish_setup, self.predicted_nodes, changes=changes)]
+        node_plan = self.node_plan(current)
+        return [self.powering_nodes(lambda _cluster: node_plan)] if node_plan else []
 
     # ----------------------------------------------------------------------- removal
 
     def discontinue(self, cluster_id):
         self.client.put(self.path, {"actions": [{"action": "discontinue", "id": cluster_id}]})
 
-    def delete_volumes(self, volume_ids):
-        permanently = {"is_permanent": self.params["delete_permanently"]}
+    def delete_volumes(self, volume_ids, permanently, wait):
         for volume_id in volume_ids:
             try:
-                self.client.delete(volume_path(volume_id), json_body=permanently)
+                self.client.delete(volume_path(volume_id), json_body={"is_permanent": permanently})
             except ApiError as error:
-                if not is_not_found(error):
+                if not is_not_found(error):  # gone meanwhile: that is what we wanted
                     raise
-        if self.params["wait"]:
+        if wait:
             for volume_id in volume_ids:
                 self.wait_volume_deleted(volume_id)
 
@@ -708,7 +688,7 @@ class Cluster(Compute):
             if self.params["wait"] or doomed:
                 self.wait_gone(cluster["id"])
             if doomed:
-                self.delete_volumes(doomed)
+                self.delete_volumes(doomed, self.params["delete_permanently"], self.params["wait"])
             elif self.attached_volume_ids(cluster):
                 volumes = ", ".join(f"{volume.get('name')} ({volume['id']})" for volume in cluster["shared_volumes"])
                 self.module.warn(

@@ -509,8 +509,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import
     compute_argument_spec,
     power_action,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import existing_instance_cost
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import existing_instance_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import BROKEN, GOING_AWAY, SETTING_UP
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     JUPYTER_TOKEN_ARGUMENT_SPEC,
@@ -598,6 +597,9 @@ class Instance(Compute):
 
     def act(self, instance, action, **fields):
         """One instance action; False when the API says the instance already is in that state."""
+        # imported only by a task that acts: each task compiles what it imports
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_one
+
         try:
             return act_on_one(self.client, instance["id"], action, **fields)
         except ApiError as error:
@@ -617,15 +619,12 @@ class Instance(Compute):
     def also_missing(self):
         return [] if self.params["image"] or self.params["existing_os_volume"] else ["image (or existing_os_volume)"]
 
-    def image_to_deploy(self):
-        # booting from a volume, the deploy names the volume where the image goes
-        if self.params["existing_os_volume"]:
-            return self.volume_references.id(self.params["existing_os_volume"])
-        return self.params["image"]
-
     def own_request(self):
         params = self.params
         body = {}
+        if params["existing_os_volume"]:
+            # booting from a volume, the deploy names the volume where the image goes
+            body["image"] = self.volume_references.id(params["existing_os_volume"])
         if params["spot"]:
             body["is_spot"] = True
         if params["existing_volumes"]:
@@ -652,11 +651,8 @@ class Instance(Compute):
     def deploy_cost(self, body):
         return self.prices.instance_deploy(body, boots_from_volume=bool(self.params["existing_os_volume"]))
 
-    def wait_deployed(self, resource_id):
-        # a shutdown right after the deploy needs the instance running first
-        if self.params["wait"] or self.params["state"] == "stopped":
-            return self.wait_status(resource_id, "running")
-        return self.fetch(resource_id)
+    def wait_up(self, instance_id):
+        return self.wait_status(instance_id, "running")
 
     def discard(self, created, body):
         created = self.wait_set_up(created)  # the API refuses to delete one being set up
@@ -812,6 +808,7 @@ def main():
             delete_volumes=dict(type="list", elements="str", default=["os"]),
             **JUPYTER_TOKEN_ARGUMENT_SPEC,
         ),
+        own_placement_options=dict(on_demand_fallback=dict(type="bool", default=False)),
     )
     module = CloudComputeModule(
         argument_spec=argument_spec,

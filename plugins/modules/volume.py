@@ -256,13 +256,12 @@ cost:
 from functools import cached_property
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import PriceBook, refuse_over_cap
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import (
     CAP_ARGUMENT_SPEC,
-    PriceBook,
     check_cap_option,
     cost,
     existing_volume_cost,
-    refuse_over_cap,
     with_cost,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import hinted

@@ -5,16 +5,18 @@ import pytest
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     CHARGED_KINDS,
     PriceBook,
-    check_cap_option,
-    check_runway_option,
     cluster_hourly_price,
-    cost,
     describe_cost,
     instance_hourly_price,
     over_cap,
     refuse_over_cap,
     runway_hours,
     volume_hourly_price,
+)
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import (
+    check_cap_option,
+    check_runway_option,
+    cost,
     with_cost,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure

@@ -2,6 +2,11 @@
 what it reports, for a no-op, a deploy placed by availability (check mode), power changes, a
 delete with volumes and a change the API cannot make."""
 
+import json
+import os
+import subprocess
+import sys
+
 import responses
 
 from ansible_collections.cloudcompute.cloud.plugins.modules.instance import main
@@ -212,3 +217,77 @@ def test_check_mode_skips_the_placement_candidates_over_the_price_cap(api, run_m
         ("GET", "/instance-types"),
         ("GET", "/instance-availability?location_code=FIN-01"),
     ]
+
+
+# A no-op task of a module compiles every file it imports from source (AnsiballZ ships no .pyc),
+# so what only a deploy, a placement, a power change or an expiry needs is imported only there.
+NO_OP_IN_A_FRESH_INTERPRETER = """
+import json, sys
+import responses
+from ansible.module_utils import basic
+
+args = {"ANSIBLE_MODULE_ARGS": dict(json.loads(sys.argv[1]))}
+try:  # ansible-core 2.19 and later
+    from ansible.module_utils.testing import patch_module_args
+    patching = patch_module_args(args["ANSIBLE_MODULE_ARGS"])
+except ImportError:
+    import contextlib
+    basic._ANSIBLE_ARGS = json.dumps(args).encode()
+    patching = contextlib.nullcontext()
+from ansible_collections.cloudcompute.cloud.plugins.modules.instance import main
+
+with responses.RequestsMock() as mock, patching:
+    mock.add(responses.POST, sys.argv[2] + "/oauth2/token", json={"access_token": "t", "expires_in": 3600})
+    mock.add(responses.GET, sys.argv[2] + "/instances/" + sys.argv[3], json=json.loads(sys.argv[4]))
+    try:
+        main()
+    except SystemExit:
+        pass
+    sent = [call.request.method + " " + call.request.url for call in mock.calls]
+prefix = "ansible_collections.cloudcompute.cloud.plugins."
+print(json.dumps({"sent": sent, "imported": sorted(name for name in sys.modules if name.startswith(prefix))}), file=sys.stderr)
+"""
+
+
+def test_a_no_op_task_imports_no_placement_deploy_power_or_expiry_code():
+    api_url = "https://api.fresh-interpreter.test/v1"
+    args = dict(
+        id=INSTANCE_ID,
+        state="running",
+        api_url=api_url,
+        client_id="scripted-client",
+        client_secret="scripted-secret",
+        token_cache="false",
+    )
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            NO_OP_IN_A_FRESH_INTERPRETER,
+            json.dumps(args),
+            api_url,
+            INSTANCE_ID,
+            json.dumps(RUNNING),
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+        check=False,
+    )
+    result = json.loads(run.stdout)
+    assert result["changed"] is False, result
+    report = json.loads(run.stderr.strip().splitlines()[-1])
+    assert [line.split()[0] for line in report["sent"]] == ["POST", "GET"]  # the token, then the one read
+    imported = {name.rsplit(".", 1)[-1] for name in report["imported"]}
+    assert {"instance", "_compute", "_cost_report"} <= imported
+    assert not imported & {"_placement", "_offers", "_instance_actions", "_cost", "_expiry"}
+
+
+def test_a_deploy_without_what_it_needs_is_refused_after_the_one_read(api, run_module):
+    api.answer(responses.GET, "/instances", json=[])
+    result = run_module(main, dict(hostname="gpu-1"))
+    assert result["failed"] is True
+    assert result["msg"] == (
+        "instance 'gpu-1' does not exist; to deploy it, give instance_type, location_code, image (or existing_os_volume)"
+    )
+    assert api.sent == [("GET", "/instances")]
