@@ -414,12 +414,9 @@ class ContainerDeployment(Deployment):
         if not self.params["template"]:
             return super().creation()
         # the template's options (but its id, which is in the path) go into the body as they are
-        body = {option: value for option, value in self.params["template"].items() if option in TEMPLATE_OPTIONS}
-        del body["id"]
-        body.update(
-            name=self.name, compute=self.params["compute"], scaling=self.desired_scaling(), is_spot=self.params["spot"]
-        )
-        body = prune(body)
+        options = {option: value for option, value in self.params["template"].items() if option in TEMPLATE_OPTIONS}
+        del options["id"]
+        body = prune(dict(options, name=self.name, **self.desired_fields(None)))
         path = self.template_path("/deployments")
         return Step(
             "create",
@@ -427,11 +424,8 @@ class ContainerDeployment(Deployment):
             lambda _nothing: self.predicted_from_template(self.read_template(), body),
         )
 
-    def create_body(self):
-        body = super().create_body()
-        if self.params["spot"] is not None:
-            body["is_spot"] = self.params["spot"]
-        return body
+    def desired_fields(self, current):
+        return dict(super().desired_fields(current), is_spot=self.params["spot"])
 
     def predicted_create(self, body):
         """Also what a deployment from a template will look like (``body`` made from the template)."""
@@ -553,12 +547,6 @@ class ContainerDeployment(Deployment):
             ),
             None,
         )
-
-    def update_body(self, current):
-        body = super().update_body(current)
-        if self.params["spot"] is not None and self.params["spot"] != bool(current.get("is_spot")):
-            body["is_spot"] = self.params["spot"]
-        return body
 
     def state_actions(self, paused, created):
         # a deployment this run creates or resumes starts afresh: no restart on top
