@@ -328,9 +328,8 @@ def desired_container(container, volumes):
 
 def containers_differ(desired, current):
     """Whether the live containers differ from the desired ones (matched by position)."""
-    current = current or []
-    return len(desired) != len(current) or not all(
-        covers(comparable(container_input(have)), comparable(want)) for have, want in zip(current, desired)
+    return not covers(
+        [comparable(container_input(container)) for container in current or []], [comparable(want) for want in desired]
     )
 
 
@@ -359,12 +358,9 @@ def predicted_containers(sent, current=None):
             {"enabled": True, "port": view["exposed_port"], "path": DEFAULT_HEALTHCHECK_PATH},
             container.get("healthcheck"),
         )
-        old = before.get(view["name"])
-        unchanged = old is not None and image_name(old.get("image")) == container["image"]
-        view["image"] = {
-            "image": container["image"],
-            "last_updated_at": (old.get("image") or {}).get("last_updated_at") if unchanged else None,
-        }
+        old_image = (before.get(view["name"]) or {}).get("image")
+        kept = old_image if isinstance(old_image, dict) and old_image.get("image") == container["image"] else {}
+        view["image"] = {"image": container["image"], "last_updated_at": kept.get("last_updated_at")}
         views.append(view)
     return views
 
@@ -668,7 +664,7 @@ class Deployment(Resource):
         timeout = self.params.get("delete_timeout")
         if timeout is None and self.params["wait"]:
             limit = self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS
-            timeout = int(max(0, min(self.budget.remaining(), limit)) * 1000) if limit > 0 else 0
+            timeout = int(max(0, min(self.budget.remaining(), limit)) * 1000)
         return {"timeout": min(MAX_DELETE_TIMEOUT_MS, timeout or 0)}
 
     def delete(self, current):

@@ -448,11 +448,7 @@ class ContainerDeployment(Deployment):
             "name": detail.get("code"),
             "image": variant.get("image"),
             "exposed_port": detail.get("exposed_port"),
-            "healthcheck": {
-                "enabled": True,
-                "port": detail.get("exposed_port"),
-                "path": detail.get("healthcheck_path"),
-            },
+            "healthcheck": {"path": detail.get("healthcheck_path")},  # enabled, on the exposed port
             "env": env,
         }
         return self.predicted_create(
@@ -490,25 +486,25 @@ class ContainerDeployment(Deployment):
         return features
 
     def field_changes(self, current):
-        if self.params["template"]:
-            self.refuse_template_changes(current)
+        """A template applies at creation only: its settings that differ from the live deployment
+        are a clear failure, never a silent no-op."""
+        template = self.params["template"]
+        if template:
+            detail = self.read_template()
+            variant = self.template_variant(detail)
+            features = None if template["features"] is None else sorted(self.chosen_features(detail))
+            desired = dict(template, variant=variant.get("id"), features=features)
+            refuse_differences(
+                f"container deployment {self.name}",
+                {
+                    option: (desired[option], live)
+                    for option, live in self.live_template_settings(detail, variant, current).items()
+                },
+                "a template applies at creation only. Leave them out, change containers instead, or delete the "
+                "deployment (state=absent) and create it again.",
+                option_prefix="template.",
+            )
         return super().field_changes(current)
-
-    def refuse_template_changes(self, current):
-        """A template applies at creation only: its settings that differ from the live
-        deployment are a clear failure, never a silent no-op."""
-        template, detail = self.params["template"], self.read_template()
-        variant = self.template_variant(detail)
-        features = None if template["features"] is None else sorted(self.chosen_features(detail))
-        desired = dict(template, variant=variant.get("id"), features=features)
-        live = self.live_template_settings(detail, variant, current)
-        refuse_differences(
-            f"container deployment {self.name}",
-            {option: (desired[option], value) for option, value in live.items()},
-            "a template applies at creation only. Leave them out, change containers instead, or delete the "
-            "deployment (state=absent) and create it again.",
-            option_prefix="template.",
-        )
 
     def live_template_settings(self, detail, variant, current):
         """The template's settings as the live deployment shows them (``variant``: the one asked for)."""
