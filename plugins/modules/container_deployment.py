@@ -494,12 +494,10 @@ class ContainerDeployment(Deployment):
             variant = self.template_variant(detail)
             features = None if template["features"] is None else sorted(self.chosen_features(detail))
             desired = dict(template, variant=variant.get("id"), features=features)
+            live = self.live_template_settings(detail, variant, current)
             refuse_differences(
                 f"container deployment {self.name}",
-                {
-                    option: (desired[option], live)
-                    for option, live in self.live_template_settings(detail, variant, current).items()
-                },
+                {option: (desired[option], value) for option, value in live.items()},
                 "a template applies at creation only. Leave them out, change containers instead, or delete the "
                 "deployment (state=absent) and create it again.",
                 option_prefix="template.",
