@@ -217,11 +217,8 @@ def covers(current, desired):
         current = current if isinstance(current, dict) else {}
         return all(covers(current.get(key), value) for key, value in desired.items())
     if isinstance(desired, list):
-        return (
-            isinstance(current, list)
-            and len(current) == len(desired)
-            and all(covers(have, want) for have, want in zip(current, desired))
-        )
+        same_length = isinstance(current, list) and len(current) == len(desired)
+        return same_length and all(covers(have, want) for have, want in zip(current, desired))
     return desired == current
 
 
@@ -302,9 +299,8 @@ def desired_container(container, volumes):
     # the container's options are the API's fields, but for the form of variables and mounts
     desired = dict(container)
     overrides = container.get("entrypoint_overrides") or {}
-    if overrides.get("enabled") is None and (
-        overrides.get("entrypoint") is not None or overrides.get("cmd") is not None
-    ):
+    given = overrides.get("entrypoint") is not None or overrides.get("cmd") is not None
+    if overrides.get("enabled") is None and given:
         desired["entrypoint_overrides"] = dict(overrides, enabled=True)  # giving one means using it
     if container.get("env") is not None:
         desired["env"] = [

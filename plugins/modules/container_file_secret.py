@@ -133,7 +133,6 @@ class FileSecret(SecretRecord):
     def validate(self):
         super().validate()
         if self.params["state"] != "present":
-            self.contents = {}
             return
         if self.params["src"]:
             self.contents = read_src(self.params["src"])
