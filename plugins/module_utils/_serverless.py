@@ -539,11 +539,11 @@ class Deployment(Resource):
                 f"{self.noun} {self.name} does not exist; to create it, give {missing}{self.create_alternative}"
             )
         body = prune(dict(self.desired_fields(None), name=self.name, containers=self.desired_containers()))
-        return Step(
-            "create",
-            lambda _nothing: self.create_deployment(self.path, body),
-            lambda _nothing: self.predicted_create(body),
-        )
+        return self.create_step(self.path, body, self.predicted_create)
+
+    def create_step(self, path, body, predict):
+        """The step that creates the deployment: ``body`` sent to ``path``; ``predict(body)``: what it makes."""
+        return Step("create", lambda _nothing: self.create_deployment(path, body), lambda _nothing: predict(body))
 
     def predicted_create(self, body):
         predicted = dict(body, status=self.created_status, endpoint_base_url=None, created_at=None)

@@ -329,7 +329,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, refuse_differences
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
     DEPLOYMENT_CHECKS,
     Deployment,
@@ -417,12 +417,7 @@ class ContainerDeployment(Deployment):
         options = {option: value for option, value in self.params["template"].items() if option in TEMPLATE_OPTIONS}
         del options["id"]
         body = prune(dict(options, name=self.name, **self.desired_fields(None)))
-        path = self.template_path("/deployments")
-        return Step(
-            "create",
-            lambda _nothing: self.create_deployment(path, body),
-            lambda _nothing: self.predicted_from_template(self.read_template(), body),
-        )
+        return self.create_step(self.template_path("/deployments"), body, self.predicted_from_template)
 
     def desired_fields(self, current):
         return dict(super().desired_fields(current), is_spot=self.params["spot"])
@@ -431,8 +426,10 @@ class ContainerDeployment(Deployment):
         """Also what a deployment from a template will look like (``body`` made from the template)."""
         return dict(super().predicted_create(body), is_spot=bool(self.params["spot"]))
 
-    def predicted_from_template(self, detail, body):
-        """What a deployment from the template will look like, as far as the template tells."""
+    def predicted_from_template(self, body):
+        """What a deployment from the template will look like, as far as the template tells (the
+        one read of the template, in check mode only)."""
+        detail = self.read_template()
         variant = self.template_variant(detail)
         chosen = self.chosen_features(detail)
         env = [
