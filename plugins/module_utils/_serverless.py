@@ -615,8 +615,7 @@ class Deployment(Resource):
         ]
 
     def predicted_update(self, current, body):
-        predicted = copy.deepcopy(current)
-        predicted.update(copy.deepcopy(body))
+        predicted = copy.deepcopy(dict(current, **body))
         if "containers" in body:
             predicted["containers"] = predicted_containers(body["containers"], current.get("containers"))
         new_version = any(field in body for field in self.new_version_fields)
