@@ -12,9 +12,10 @@ create it again. So an existing record is left alone unless the user asks for
 
 import re
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import NAME, ApiError, api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import NAME
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import hinted
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step, is_not_found
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Resource, Step
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9-]{0,62}$")
 
@@ -36,12 +37,10 @@ KINDS = {
     "file_secret": ("/file-secrets", None),
     "registry_credential": ("/container-registry-credentials", None),
 }
-
-
-def item_path(collection, name):
-    """The path of the record ``name`` in ``collection`` (the name checked and encoded as one
-    path segment, like every value that goes into a path)."""
-    return api_path(collection, path_value(name, "name", NAME))
+# The API refuses to delete a record a deployment uses, unless forced.
+IN_USE_HINTS = {
+    409: "set force: true to delete it while a deployment uses it (the deployment keeps running with what it had)"
+}
 
 
 def check_name(name):
@@ -69,6 +68,8 @@ class SecretRecord(Resource):
     identity), otherwise an existing record is left alone."""
 
     kind = None  # a key of KINDS
+    id_field = "name"
+    id_kind = NAME
 
     def __init__(self, module):
         super().__init__(module)
@@ -109,18 +110,12 @@ class SecretRecord(Resource):
         self.delete(current)
         return self.create()
 
+    def delete_query(self):
+        return {"force": str(self.params["force"]).lower()}
+
     def delete(self, current):
-        try:
-            self.client.delete(item_path(self.path, self.name), params={"force": str(self.params["force"]).lower()})
-        except ApiError as error:
-            if is_not_found(error):  # gone meanwhile: that is what we wanted
-                return
-            if error.status == 409 and not self.params["force"]:
-                raise error.with_hint(
-                    "set force: true to delete it while a deployment uses it "
-                    "(the deployment keeps running with what it had)"
-                )
-            raise
+        with hinted(None if self.params["force"] else IN_USE_HINTS):
+            super().delete(current)  # gone meanwhile is what we wanted
 
     def predicted(self, current=None):
         return {"name": self.name, "created_at": None}

@@ -23,7 +23,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
     api_path,
     path_value,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, field_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, field_value, hinted
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     WAIT_ARGUMENT_SPEC,
     CloudComputeModule,
@@ -217,11 +217,8 @@ def covers(current, desired):
         current = current if isinstance(current, dict) else {}
         return all(covers(current.get(key), value) for key, value in desired.items())
     if isinstance(desired, list):
-        return (
-            isinstance(current, list)
-            and len(current) == len(desired)
-            and all(covers(have, want) for have, want in zip(current, desired))
-        )
+        same_length = isinstance(current, list) and len(current) == len(desired)
+        return same_length and all(covers(have, want) for have, want in zip(current, desired))
     return desired == current
 
 
@@ -269,111 +266,99 @@ def comparable(container):
     )
 
 
-class ContainerSpecs:
-    """The ``containers`` option: checked, turned into the API's form, compared with the live
-    containers, merged into an update, and predicted for check mode."""
+# ----------------------------------------------------------------------------- the containers
+# The ``containers`` option: checked, turned into the API's form, compared with the live
+# containers, merged into an update, and predicted for check mode.
 
-    def __init__(self, client, containers):
-        self.client = client
-        self.options = containers
-        self.volumes = References("volume", lambda: client.get_list("/volumes"))
 
-    @staticmethod
-    def validate(containers):
-        containers = containers or []
-        if has_duplicates([container["name"] for container in containers if container.get("name")]):
-            raise ModuleFailure("containers: two containers have the same name")
-        for index, container in enumerate(containers):
-            where = f"containers[{index}]"
-            check_values(container, CONTAINER_CHECKS, where)
-            env_names = [variable["name"] for variable in container.get("env") or []]
-            for name in env_names:
-                if not ENV_NAME_PATTERN.match(name):
-                    raise ModuleFailure(
-                        f"{where}.env: {name!r} is not a variable name (letters, digits and _, not starting with a digit)"
-                    )
-            duplicate = next((name for name in env_names if env_names.count(name) > 1), None)
-            if duplicate:
-                raise ModuleFailure(f"{where}.env: variable {duplicate} is given more than once")
-            mounts = container.get("volume_mounts") or []
-            for number, mount in enumerate(mounts):
-                check_values(mount, MOUNT_CHECKS, f"{where}.volume_mounts[{number}]")
-            if has_duplicates([mount_path(mount) for mount in mounts]):
-                raise ModuleFailure(f"{where}.volume_mounts: two mounts at the same path")
+def check_containers(containers):
+    if has_duplicates([container["name"] for container in containers if container.get("name")]):
+        raise ModuleFailure("containers: two containers have the same name")
+    for index, container in enumerate(containers):
+        where = f"containers[{index}]"
+        check_values(container, CONTAINER_CHECKS, where)
+        env_names = [variable["name"] for variable in container.get("env") or []]
+        for name in env_names:
+            if not ENV_NAME_PATTERN.match(name):
+                raise ModuleFailure(
+                    f"{where}.env: {name!r} is not a variable name (letters, digits and _, not starting with a digit)"
+                )
+        duplicate = next((name for name in env_names if env_names.count(name) > 1), None)
+        if duplicate:
+            raise ModuleFailure(f"{where}.env: variable {duplicate} is given more than once")
+        mounts = container.get("volume_mounts") or []
+        for number, mount in enumerate(mounts):
+            check_values(mount, MOUNT_CHECKS, f"{where}.volume_mounts[{number}]")
+        if has_duplicates([mount_path(mount) for mount in mounts]):
+            raise ModuleFailure(f"{where}.volume_mounts: two mounts at the same path")
 
-    def desired(self):
-        """The containers in the API's form, unset members None (left as they are)."""
-        return [self._desired(container) for container in self.options]
 
-    def _desired(self, container):
-        # the container's options are the API's fields, but for the form of variables and mounts
-        desired = dict(container)
-        overrides = container.get("entrypoint_overrides") or {}
-        if overrides.get("enabled") is None and (
-            overrides.get("entrypoint") is not None or overrides.get("cmd") is not None
-        ):
-            desired["entrypoint_overrides"] = dict(overrides, enabled=True)  # giving one means using it
-        if container.get("env") is not None:
-            desired["env"] = [
-                {"type": variable["type"], "name": variable["name"], "value_or_reference_to_secret": variable["value"]}
-                for variable in container["env"]
-            ]
-        if container.get("volume_mounts") is not None:
-            desired["volume_mounts"] = [
-                {
-                    "type": mount["type"],
-                    "mount_path": mount_path(mount),
-                    "secret_name": mount.get("secret_name"),
-                    # a volume is named or given by its id (taken as it is: the API checks it)
-                    "volume_id": self.volumes.id(mount["volume"]) if mount.get("volume") else mount.get("volume"),
-                    "size_in_mb": mount.get("size_in_mb"),
-                }
-                for mount in container["volume_mounts"]
-            ]
-        return desired
+def desired_container(container, volumes):
+    """A ``containers`` item in the API's form, unset members None (left as they are); a volume
+    is named or given by its id (``volumes``: the ``References`` that turn names into ids)."""
+    # the container's options are the API's fields, but for the form of variables and mounts
+    desired = dict(container)
+    overrides = container.get("entrypoint_overrides") or {}
+    given = overrides.get("entrypoint") is not None or overrides.get("cmd") is not None
+    if overrides.get("enabled") is None and given:
+        desired["entrypoint_overrides"] = dict(overrides, enabled=True)  # giving one means using it
+    if container.get("env") is not None:
+        desired["env"] = [
+            {"type": variable["type"], "name": variable["name"], "value_or_reference_to_secret": variable["value"]}
+            for variable in container["env"]
+        ]
+    if container.get("volume_mounts") is not None:
+        desired["volume_mounts"] = [
+            {
+                "type": mount["type"],
+                "mount_path": mount_path(mount),
+                "secret_name": mount.get("secret_name"),
+                # an id is taken as it is (the API checks it)
+                "volume_id": volumes.id(mount["volume"]) if mount.get("volume") else mount.get("volume"),
+                "size_in_mb": mount.get("size_in_mb"),
+            }
+            for mount in container["volume_mounts"]
+        ]
+    return desired
 
-    @staticmethod
-    def differ(desired, current):
-        """Whether the live containers differ from the desired ones (matched by position)."""
-        current = current or []
-        return len(desired) != len(current) or not all(
-            covers(comparable(container_input(have)), comparable(want)) for have, want in zip(current, desired)
+
+def containers_differ(desired, current):
+    """Whether the live containers differ from the desired ones (matched by position)."""
+    return not covers(
+        [comparable(container_input(container)) for container in current or []], [comparable(want) for want in desired]
+    )
+
+
+def merged_containers(desired, current):
+    """The ``containers`` of an update: each desired container over the live one at its
+    position, so that what was left out stays as it is."""
+    current = [container_input(container) for container in current or []]
+    return [overlay(current[index] if index < len(current) else {}, want) for index, want in enumerate(desired)]
+
+
+def predicted_containers(sent, current=None):
+    """The containers the API will answer for the ``sent`` ones, as far as the module knows its
+    defaults; an image keeps its ``last_updated_at`` when it did not change."""
+    before = dict((container.get("name"), container) for container in current or [])
+    views = []
+    for index, container in enumerate(sent):
+        defaults = {
+            "name": f"container-{index + 1}",
+            "exposed_port": DEFAULT_EXPOSED_PORT,
+            "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
+            "env": [],
+            "volume_mounts": [],
+        }
+        view = overlay(defaults, container)
+        view["healthcheck"] = overlay(
+            {"enabled": True, "port": view["exposed_port"], "path": DEFAULT_HEALTHCHECK_PATH},
+            container.get("healthcheck"),
         )
-
-    @staticmethod
-    def merged(desired, current):
-        """The ``containers`` of an update: each desired container over the live one at its
-        position, so that what was left out stays as it is."""
-        current = [container_input(container) for container in current or []]
-        return [overlay(current[index] if index < len(current) else {}, want) for index, want in enumerate(desired)]
-
-    @staticmethod
-    def predicted(sent, current=None):
-        """The containers the API will answer for the ``sent`` ones, as far as the module knows
-        its defaults; an image keeps its ``last_updated_at`` when it did not change."""
-        before = dict((container.get("name"), container) for container in current or [])
-        views = []
-        for index, container in enumerate(sent):
-            defaults = {
-                "name": f"container-{index + 1}",
-                "exposed_port": DEFAULT_EXPOSED_PORT,
-                "entrypoint_overrides": {"enabled": False, "entrypoint": [], "cmd": []},
-                "env": [],
-                "volume_mounts": [],
-            }
-            view = overlay(defaults, container)
-            view["healthcheck"] = overlay(
-                {"enabled": True, "port": view["exposed_port"], "path": DEFAULT_HEALTHCHECK_PATH},
-                container.get("healthcheck"),
-            )
-            old = before.get(view["name"])
-            unchanged = old is not None and image_name(old.get("image")) == container["image"]
-            view["image"] = {
-                "image": container["image"],
-                "last_updated_at": (old.get("image") or {}).get("last_updated_at") if unchanged else None,
-            }
-            views.append(view)
-        return views
+        old_image = (before.get(view["name"]) or {}).get("image")
+        kept = old_image if isinstance(old_image, dict) and old_image.get("image") == container["image"] else {}
+        view["image"] = {"image": container["image"], "last_updated_at": kept.get("last_updated_at")}
+        views.append(view)
+    return views
 
 
 def registry_body(settings):
@@ -395,14 +380,12 @@ def check_name(name):
 # ---------------------------------------------------------------------------- the deployment
 
 
-def raise_if_no_capacity(error, body):
-    """A 503 to a request with ``compute`` means no capacity for it: an answer, not an outage."""
-    if error.status == 503:
-        compute = body.get("compute")
-        label = f"{compute.get('name')} x{compute.get('size')}" if compute else "(the template's recommended one)"
-        raise error.with_hint(
-            f"No capacity for the serverless compute {label}: choose another GPU model or size, or retry later"
-        )
+def no_capacity_hints(body):
+    """A 503 to a request with ``compute`` means no capacity for it: an answer, not an outage
+    (hints by status, for ``hinted``)."""
+    compute = body.get("compute")
+    label = f"{compute.get('name')} x{compute.get('size')}" if compute else "(the template's recommended one)"
+    return {503: f"No capacity for the serverless compute {label}: choose another GPU model or size, or retry later"}
 
 
 def status_of(body):
@@ -417,8 +400,8 @@ class Deployment(Resource):
     afresh and, with ``wait``, waited for until it runs (or is paused).
 
     Subclasses set the class attributes below and extend ``state_actions``, ``validate``,
-    ``creation``, ``create_body``, ``update_body`` and ``field_changes`` where their API has more
-    (restart, the queue, templates, spot)."""
+    ``creation``, ``desired_fields`` and ``field_changes`` where their API has more (restart,
+    the queue, templates, spot)."""
 
     id_field = "name"
     id_kind = NAME
@@ -444,13 +427,13 @@ class Deployment(Resource):
     def __init__(self, module):
         super().__init__(module)
         self.name = self.params["name"]
-        self.containers = ContainerSpecs(self.client, self.params.get("containers") or [])
+        self.volumes = References("volume", lambda: self.client.get_list("/volumes"))
 
     # ------------------------------------------------------------------ validation
 
     def validate(self):
         check_name(self.name)
-        ContainerSpecs.validate(self.params.get("containers"))
+        check_containers(self.params["containers"] or [])
         check_values(self.params, self.checks)
         timeout = self.params.get("delete_timeout")
         limit = (self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS) * 1000
@@ -495,11 +478,6 @@ class Deployment(Resource):
             return None
         return current
 
-    # ------------------------------------------------------------------------ waits
-
-    def wait_running(self, deployment):
-        return dict(deployment, status=self.wait_status(self.running_status))
-
     def wait_status(self, wanted):
         """Wait until the deployment's status is ``wanted`` (None: until it is gone)."""
         return self.budget.until(
@@ -526,7 +504,7 @@ class Deployment(Resource):
         if steps:
             return steps + [Step("settle", self.settle, self.predicted_settled, changes=False)]
         if self.params["wait"] and current.get("status") in self.starting_statuses:
-            return [Step("wait until running", self.wait_running, lambda deployment: deployment, changes=False)]
+            return [Step("wait until running", self.settle, lambda deployment: deployment, changes=False)]
         return []
 
     def state_actions(self, paused, created):
@@ -537,37 +515,39 @@ class Deployment(Resource):
             return [] if paused else ["pause"]
         return ["resume"] if paused else []
 
+    def desired_fields(self, current):
+        """The top-level fields but ``containers`` as the options set them (None: left as they
+        are) over ``current``'s (None when creating). The API's PATCH replaces a field whole, so
+        ``scaling``, of which the options may set only a part, keeps its other members."""
+        scaling = self.params["scaling"]
+        return {
+            "compute": self.params["compute"],
+            "scaling": overlay((current or {}).get("scaling") or {}, scaling) if scaling else None,
+            "container_registry_settings": registry_body(self.params["container_registry_settings"]),
+        }
+
+    def desired_containers(self):
+        return [desired_container(container, self.volumes) for container in self.params["containers"] or []]
+
     # ----------------------------------------------------------------------- create
 
     def creation(self):
         """The create step (refused when options it needs are missing)."""
-        body = self.create_body()
-        return Step(
-            "create",
-            lambda _nothing: self.create_deployment(self.path, body),
-            lambda _nothing: self.predicted_create(body),
-        )
-
-    def create_body(self):
-        params = self.params
-        missing = " and ".join(option for option in ("containers", "compute") if not params[option])
+        missing = " and ".join(option for option in ("containers", "compute") if not self.params[option])
         if missing:
             raise ModuleFailure(
                 f"{self.noun} {self.name} does not exist; to create it, give {missing}{self.create_alternative}"
             )
-        return prune(
-            {
-                "name": self.name,
-                "containers": self.containers.desired(),
-                "compute": params["compute"],
-                "scaling": self.desired_scaling(),
-                "container_registry_settings": registry_body(params["container_registry_settings"]),
-            }
-        )
+        body = prune(dict(self.desired_fields(None), name=self.name, containers=self.desired_containers()))
+        return self.create_step(self.path, body, self.predicted_create)
+
+    def create_step(self, path, body, predict):
+        """The step that creates the deployment: ``body`` sent to ``path``; ``predict(body)``: what it makes."""
+        return Step("create", lambda _nothing: self.create_deployment(path, body), lambda _nothing: predict(body))
 
     def predicted_create(self, body):
         predicted = dict(body, status=self.created_status, endpoint_base_url=None, created_at=None)
-        predicted["containers"] = ContainerSpecs.predicted(body["containers"])
+        predicted["containers"] = predicted_containers(body["containers"])
         predicted.setdefault("scaling", {})  # the API's defaults are not known here
         predicted.setdefault("container_registry_settings", {"is_private": False, "credentials": None})
         return predicted
@@ -578,15 +558,15 @@ class Deployment(Resource):
         def attempt():
             try:
                 # a 503 here means no capacity for the compute: an answer, not an outage to retry
-                return self.client.create(
-                    path,
-                    body,
-                    find_existing=lambda: self.fetch(self.name),
-                    returns_resource=True,
-                    retry_unavailable=False,
-                )
+                with hinted(no_capacity_hints(body)):
+                    return self.client.create(
+                        path,
+                        body,
+                        find_existing=lambda: self.fetch(self.name),
+                        returns_resource=True,
+                        retry_unavailable=False,
+                    )
             except ApiError as error:
-                raise_if_no_capacity(error, body)
                 if error.status != 409:
                     raise
                 created_meanwhile = self.fetch(self.name)
@@ -614,8 +594,16 @@ class Deployment(Resource):
     # ----------------------------------------------------------------------- update
 
     def field_changes(self, current):
-        """The update step: one PATCH of the fields that differ; none when all agree."""
-        body = self.update_body(current)
+        """The update step: one PATCH of the fields that differ, each whole; none when all agree."""
+        body = {
+            field: wanted
+            for field, wanted in self.desired_fields(current).items()
+            if wanted is not None and not covers(current.get(field), wanted)
+        }
+        if self.params["containers"]:
+            desired = self.desired_containers()
+            if containers_differ(desired, current.get("containers")):
+                body["containers"] = merged_containers(desired, current.get("containers"))
         if not body:
             return []
         return [
@@ -626,48 +614,19 @@ class Deployment(Resource):
             )
         ]
 
-    def desired_scaling(self):
-        return prune(self.params["scaling"]) if self.params.get("scaling") else None
-
-    def update_body(self, current):
-        """The PATCH body that brings ``current`` to the options: the fields that differ, each
-        whole (the API's PATCH replaces the top-level fields it is given)."""
-        params = self.params
-        body = {}
-        if params["containers"]:
-            desired = self.containers.desired()
-            if ContainerSpecs.differ(desired, current.get("containers")):
-                body["containers"] = ContainerSpecs.merged(desired, current.get("containers"))
-        if params["compute"] and not covers(current.get("compute"), params["compute"]):
-            body["compute"] = dict(params["compute"])
-        scaling = self.desired_scaling()
-        if scaling and not covers(current.get("scaling"), scaling):
-            body["scaling"] = overlay(current.get("scaling") or {}, scaling)
-        registry = registry_body(params["container_registry_settings"])
-        if registry and not covers(current.get("container_registry_settings"), registry):
-            body["container_registry_settings"] = registry
-        return body
-
     def predicted_update(self, current, body):
-        predicted = copy.deepcopy(current)
-        predicted.update(copy.deepcopy(body))
+        predicted = copy.deepcopy(dict(current, **body))
         if "containers" in body:
-            predicted["containers"] = ContainerSpecs.predicted(body["containers"], current.get("containers"))
+            predicted["containers"] = predicted_containers(body["containers"], current.get("containers"))
         new_version = any(field in body for field in self.new_version_fields)
         if self.rollout_status and new_version and current.get("status") != "paused":
             predicted["status"] = self.rollout_status
         return predicted
 
     def update_deployment(self, body):
-        try:
-            updated = self.client.request(
-                "PATCH", self.item_path(self.name), json_body=body, retry_unavailable=False
-            ).body
-        except ApiError as error:
-            if "compute" in body:
-                raise_if_no_capacity(error, body)
-            raise
-        return dict(updated or self.fetch(self.name))
+        with hinted(no_capacity_hints(body) if "compute" in body else None):
+            answer = self.client.request("PATCH", self.item_path(self.name), json_body=body, retry_unavailable=False)
+        return dict(answer.body or self.fetch(self.name))
 
     # --------------------------------------------------------------- actions, settling
 
@@ -682,12 +641,11 @@ class Deployment(Resource):
         return Step(name, send, lambda deployment: dict(deployment, status=after.get(name, deployment.get("status"))))
 
     def settle(self, deployment):
-        """After the changes: the status read afresh and, with ``wait``, the one the state asks for."""
-        deployment = dict(deployment, status=self.read_status())
+        """The status read afresh and, with ``wait``, waited for until it is the one the state asks for."""
+        if not self.params["wait"]:
+            return dict(deployment, status=self.read_status())
         target = "paused" if self.params["state"] == "paused" else self.running_status
-        if self.params["wait"] and deployment["status"] != target:
-            deployment["status"] = self.wait_status(target)
-        return deployment
+        return dict(deployment, status=self.wait_status(target))
 
     def predicted_settled(self, deployment):
         if self.params["wait"] and deployment.get("status") != "paused":
@@ -701,7 +659,7 @@ class Deployment(Resource):
         timeout = self.params.get("delete_timeout")
         if timeout is None and self.params["wait"]:
             limit = self.params["request_timeout"] - DELETE_TIMEOUT_MARGIN_SECONDS
-            timeout = int(max(0, min(self.budget.remaining(), limit)) * 1000) if limit > 0 else 0
+            timeout = int(max(0, min(self.budget.remaining(), limit)) * 1000)
         return {"timeout": min(MAX_DELETE_TIMEOUT_MS, timeout or 0)}
 
     def delete(self, current):
@@ -715,13 +673,16 @@ class Deployment(Resource):
     # ---------------------------------------------------------------------- results
 
     def view(self, resource):
-        """What ``--diff`` shows: the configurable fields, containers with their image as a string."""
+        """What ``--diff`` shows: the configurable fields, containers with their image as a string
+        (integral floats as integers throughout)."""
         if not resource:
             return {}
-        shown = dict((field, copy.deepcopy(resource.get(field))) for field in self.view_fields if field in resource)
-        shown["name"] = resource.get("name")
-        shown["status"] = resource.get("status")
-        shown["containers"] = [comparable(container_input(container)) for container in resource.get("containers") or []]
+        shown = dict((field, resource[field]) for field in self.view_fields if field in resource)
+        shown.update(
+            name=resource.get("name"),
+            status=resource.get("status"),
+            containers=[comparable(container_input(container)) for container in resource.get("containers") or []],
+        )
         return whole_numbers(shown)
 
 

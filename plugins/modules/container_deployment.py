@@ -329,7 +329,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     CloudComputeModule,
     ModuleFailure,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, refuse_differences
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
     DEPLOYMENT_CHECKS,
     Deployment,
@@ -414,31 +414,22 @@ class ContainerDeployment(Deployment):
         if not self.params["template"]:
             return super().creation()
         # the template's options (but its id, which is in the path) go into the body as they are
-        body = {option: value for option, value in self.params["template"].items() if option in TEMPLATE_OPTIONS}
-        del body["id"]
-        body.update(
-            name=self.name, compute=self.params["compute"], scaling=self.desired_scaling(), is_spot=self.params["spot"]
-        )
-        body = prune(body)
-        path = self.template_path("/deployments")
-        return Step(
-            "create",
-            lambda _nothing: self.create_deployment(path, body),
-            lambda _nothing: self.predicted_from_template(self.read_template(), body),
-        )
+        options = {option: value for option, value in self.params["template"].items() if option in TEMPLATE_OPTIONS}
+        del options["id"]
+        body = prune(dict(options, name=self.name, **self.desired_fields(None)))
+        return self.create_step(self.template_path("/deployments"), body, self.predicted_from_template)
 
-    def create_body(self):
-        body = super().create_body()
-        if self.params["spot"] is not None:
-            body["is_spot"] = self.params["spot"]
-        return body
+    def desired_fields(self, current):
+        return dict(super().desired_fields(current), is_spot=self.params["spot"])
 
     def predicted_create(self, body):
         """Also what a deployment from a template will look like (``body`` made from the template)."""
         return dict(super().predicted_create(body), is_spot=bool(self.params["spot"]))
 
-    def predicted_from_template(self, detail, body):
-        """What a deployment from the template will look like, as far as the template tells."""
+    def predicted_from_template(self, body):
+        """What a deployment from the template will look like, as far as the template tells (the
+        one read of the template, in check mode only)."""
+        detail = self.read_template()
         variant = self.template_variant(detail)
         chosen = self.chosen_features(detail)
         env = [
@@ -454,11 +445,7 @@ class ContainerDeployment(Deployment):
             "name": detail.get("code"),
             "image": variant.get("image"),
             "exposed_port": detail.get("exposed_port"),
-            "healthcheck": {
-                "enabled": True,
-                "port": detail.get("exposed_port"),
-                "path": detail.get("healthcheck_path"),
-            },
+            "healthcheck": {"path": detail.get("healthcheck_path")},  # enabled, on the exposed port
             "env": env,
         }
         return self.predicted_create(
@@ -496,25 +483,23 @@ class ContainerDeployment(Deployment):
         return features
 
     def field_changes(self, current):
-        if self.params["template"]:
-            self.refuse_template_changes(current)
+        """A template applies at creation only: its settings that differ from the live deployment
+        are a clear failure, never a silent no-op."""
+        template = self.params["template"]
+        if template:
+            detail = self.read_template()
+            variant = self.template_variant(detail)
+            features = None if template["features"] is None else sorted(self.chosen_features(detail))
+            desired = dict(template, variant=variant.get("id"), features=features)
+            live = self.live_template_settings(detail, variant, current)
+            refuse_differences(
+                f"container deployment {self.name}",
+                {option: (desired[option], value) for option, value in live.items()},
+                "a template applies at creation only. Leave them out, change containers instead, or delete the "
+                "deployment (state=absent) and create it again.",
+                option_prefix="template.",
+            )
         return super().field_changes(current)
-
-    def refuse_template_changes(self, current):
-        """A template applies at creation only: its settings that differ from the live
-        deployment are a clear failure, never a silent no-op."""
-        template, detail = self.params["template"], self.read_template()
-        variant = self.template_variant(detail)
-        features = None if template["features"] is None else sorted(self.chosen_features(detail))
-        desired = dict(template, variant=variant.get("id"), features=features)
-        live = self.live_template_settings(detail, variant, current)
-        refuse_differences(
-            f"container deployment {self.name}",
-            {option: (desired[option], value) for option, value in live.items()},
-            "a template applies at creation only. Leave them out, change containers instead, or delete the "
-            "deployment (state=absent) and create it again.",
-            option_prefix="template.",
-        )
 
     def live_template_settings(self, detail, variant, current):
         """The template's settings as the live deployment shows them (``variant``: the one asked for)."""
@@ -553,12 +538,6 @@ class ContainerDeployment(Deployment):
             ),
             None,
         )
-
-    def update_body(self, current):
-        body = super().update_body(current)
-        if self.params["spot"] is not None and self.params["spot"] != bool(current.get("is_spot")):
-            body["is_spot"] = self.params["spot"]
-        return body
 
     def state_actions(self, paused, created):
         # a deployment this run creates or resumes starts afresh: no restart on top

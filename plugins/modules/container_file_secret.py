@@ -102,7 +102,7 @@ container_file_secret:
 """
 
 import base64
-import os
+import pathlib
 
 from ansible.module_utils.common.text.converters import to_bytes
 
@@ -114,20 +114,16 @@ MAX_CONTENT_BYTES = 1024 * 1024
 
 def read_src(src):
     """{file name: bytes} of a file, or of a directory's regular files."""
-    if os.path.isdir(src):
-        paths = [os.path.join(src, entry) for entry in sorted(os.listdir(src))]
-        paths = [path for path in paths if os.path.isfile(path)]
-    elif os.path.isfile(src):
-        paths = [src]
+    source = pathlib.Path(src)
+    if source.is_dir():
+        files = [path for path in sorted(source.iterdir()) if path.is_file()]
+    elif source.is_file():
+        files = [source]
     else:
         raise ModuleFailure(f"src {src} is neither a file nor a directory")
-    contents = {}
-    for path in paths:
-        with open(path, "rb") as handle:
-            contents[os.path.basename(path)] = handle.read()
-    if not contents:
+    if not files:
         raise ModuleFailure(f"src {src} holds no files")
-    return contents
+    return {path.name: path.read_bytes() for path in files}
 
 
 class FileSecret(SecretRecord):
@@ -137,7 +133,6 @@ class FileSecret(SecretRecord):
     def validate(self):
         super().validate()
         if self.params["state"] != "present":
-            self.contents = {}
             return
         if self.params["src"]:
             self.contents = read_src(self.params["src"])

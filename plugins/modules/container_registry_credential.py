@@ -138,14 +138,8 @@ TYPE_FIELDS = {
     "custom": ("docker_config_json",),
     "scaleway": ("scaleway_domain", "scaleway_uuid"),
 }
-SECRET_FIELDS = (
-    "access_token",
-    "service_account_key",
-    "access_key_id",
-    "secret_access_key",
-    "docker_config_json",
-    "scaleway_uuid",
-)
+# Every other field is a secret (no_log).
+PUBLIC_FIELDS = ("username", "region", "ecr_repo", "scaleway_domain")
 ALL_FIELDS = sorted(set(field for fields in TYPE_FIELDS.values() for field in fields))
 
 
@@ -176,7 +170,7 @@ class RegistryCredential(SecretRecord):
 
 def main():
     options = dict(SECRET_OPTIONS, registry_type=dict(type="str", choices=list(TYPE_FIELDS)))
-    options.update((field, dict(type="str", no_log=field in SECRET_FIELDS)) for field in ALL_FIELDS)
+    options.update((field, dict(type="str", no_log=field not in PUBLIC_FIELDS)) for field in ALL_FIELDS)
     module = CloudComputeModule(argument_spec=options, required_if=[("state", "present", ("registry_type",))])
     RegistryCredential(module).run()
 

@@ -3,7 +3,7 @@
 import pytest
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._secrets import check_name, item_path
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._secrets import check_name
 
 
 @pytest.mark.parametrize("name", ["a", "db-password", "x9", "a" * 63, "a-"])
@@ -15,7 +15,3 @@ def test_names_the_api_takes_pass(name):
 def test_other_names_are_refused_with_the_rule(name):
     with pytest.raises(ModuleFailure, match="lowercase letters, digits and hyphens, starting with a letter"):
         check_name(name)
-
-
-def test_a_record_path_is_the_collection_and_the_name():
-    assert item_path("/secrets", "db-password") == "/secrets/db-password"

@@ -4,11 +4,16 @@ an update over them, predicting what the API answers, and the local checks."""
 import pytest
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
-    ContainerSpecs,
+    check_containers,
     check_name,
+    containers_differ,
     covers,
+    desired_container,
+    merged_containers,
     overlay,
+    predicted_containers,
     registry_body,
     whole_numbers,
 )
@@ -45,7 +50,9 @@ def option(**members):
 
 
 def desired(*containers):
-    return ContainerSpecs(client=None, containers=list(containers)).desired()
+    # volumes are given by id in these tests: no volume is listed
+    volumes = References("volume", list_all=lambda: [])
+    return [desired_container(container, volumes) for container in containers]
 
 
 def env(*pairs):
@@ -70,7 +77,7 @@ def test_overlay_merges_dicts_and_replaces_lists():
 def test_the_same_containers_in_another_form_are_no_change():
     # image given as a string, variables in another order, members left out
     wanted = desired(option(image="nginx:1.27", env=env(("A", "1"), ("B", "2"))))
-    assert not ContainerSpecs.differ(wanted, [LIVE])
+    assert not containers_differ(wanted, [LIVE])
 
 
 @pytest.mark.parametrize(
@@ -84,15 +91,15 @@ def test_the_same_containers_in_another_form_are_no_change():
     ],
 )
 def test_a_difference_in_what_is_set_is_a_change(change):
-    assert ContainerSpecs.differ(desired(option(**change)), [LIVE])
+    assert containers_differ(desired(option(**change)), [LIVE])
 
 
 def test_another_number_of_containers_is_a_change():
-    assert ContainerSpecs.differ(desired(option(image="nginx:1.27"), option(image="redis:7")), [LIVE])
+    assert containers_differ(desired(option(image="nginx:1.27"), option(image="redis:7")), [LIVE])
 
 
 def test_an_update_keeps_what_was_left_out():
-    merged = ContainerSpecs.merged(
+    merged = merged_containers(
         desired(option(image="nginx:1.28", healthcheck=dict(enabled=None, port=None, path="/live"))), [LIVE]
     )
     assert merged == [
@@ -109,12 +116,12 @@ def test_an_update_keeps_what_was_left_out():
 
 
 def test_the_prediction_fills_the_documented_defaults_and_keeps_an_unchanged_image_date():
-    new = ContainerSpecs.predicted([{"image": "redis:7"}])[0]
+    new = predicted_containers([{"image": "redis:7"}])[0]
     assert new["name"] == "container-1"
     assert new["exposed_port"] == 8000
     assert new["healthcheck"] == {"enabled": True, "port": 8000, "path": "/health"}
     assert new["image"] == {"image": "redis:7", "last_updated_at": None}
-    kept = ContainerSpecs.predicted([{"name": "api", "image": "nginx:1.27"}], [LIVE])[0]
+    kept = predicted_containers([{"name": "api", "image": "nginx:1.27"}], [LIVE])[0]
     assert kept["image"]["last_updated_at"] == LIVE["image"]["last_updated_at"]
 
 
@@ -182,7 +189,7 @@ def test_mounts_get_their_default_path_and_a_volume_id_passes_through():
 )
 def test_local_checks_name_what_is_wrong(containers, message):
     with pytest.raises(ModuleFailure) as failure:
-        ContainerSpecs.validate(containers)
+        check_containers(containers)
     assert message in failure.value.msg
 
 
