@@ -40,8 +40,30 @@ QUICK_ARGUMENTS = {
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def cpu_times():
+    """(idle, total) jiffies of all CPUs since boot, from /proc/stat."""
+    with open("/proc/stat") as handle:
+        fields = [int(value) for value in handle.readline().split()[1:]]
+    return fields[3] + fields[4], sum(fields)  # idle + iowait
+
+
+def wait_until_quiet(limit=120, idle_share=0.9):
+    """Wait until the CPUs are idle through a whole second (the last benchmark's processes have
+    gone), for at most ``limit`` seconds: each benchmark starts on a quiet machine. The load
+    average cannot tell: it decays over minutes after the load has ended."""
+    started = time.time()
+    while time.time() - started < limit:
+        idle_before, total_before = cpu_times()
+        time.sleep(1)
+        idle_after, total_after = cpu_times()
+        if idle_after - idle_before >= idle_share * max(1, total_after - total_before):
+            break
+    print("(waited %.0f s for idle CPUs)" % (time.time() - started), flush=True)
+
+
 def run_benchmark(name, quick):
     """Run one benchmark, echoing its output; (passed, result line, output, seconds)."""
+    wait_until_quiet()
     script = SCRIPT.get(name, name)
     command = [sys.executable, "-u", os.path.join(HERE, script, script + "_bench.py")] + (QUICK_ARGUMENTS if quick else FULL_ARGUMENTS).get(name, [])
     print("==> bench/%s %s" % (name, " ".join(command[3:])), flush=True)
