@@ -69,12 +69,14 @@ PLAYBOOK = """
         state: running
       register: placed
 
-    - name: Keep where it landed
+    # one task for the whole fleet: a copy per host would add its own start-up to the timed play
+    - name: Keep where each instance landed
       ansible.builtin.copy:
-        dest: "{{ report_dir }}/{{ inventory_hostname }}.json"
-        content: "{{ placed.placement | to_json }}"
+        dest: "{{ report_dir }}/placements.json"
+        content: "{{ ansible_play_hosts_all | map('extract', hostvars) | map(attribute='placed.placement', default=None) | to_json }}"
         mode: "0600"
       delegate_to: localhost
+      run_once: true
 """ % {"type": INSTANCE_TYPE}
 
 TEARDOWN = """
@@ -208,7 +210,10 @@ def main():
                                        emulator=emulator, check=False)
             print("%.1f s" % run["wall"], flush=True)
             log = _common.api_calls(emulator)
-            placements = [json.load(open(os.path.join(report_dir, name))) for name in sorted(os.listdir(report_dir))]
+            placements = []
+            if os.path.exists(os.path.join(report_dir, "placements.json")):
+                with open(os.path.join(report_dir, "placements.json")) as handle:
+                    placements = [placement for placement in json.load(handle) if placement]
             _common.run_playbook(paths["teardown.yml"], environment, "-i", inventory, emulator=emulator, check=False)
             with open(os.path.join(workdir, "output.txt"), "w") as handle:
                 handle.write(run["output"])
