@@ -34,6 +34,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
     Resource,
     Step,
     fetch_or_none,
+    ignoring,
     is_not_found,
 )
 
@@ -448,12 +449,9 @@ class Deployment(Resource):
 
     def read_status(self):
         """The deployment's status; None when it is gone."""
-        try:
+        with ignoring(404):
             return status_of(self.client.get(self.item_path(self.name, "status")))
-        except ApiError as error:
-            if is_not_found(error):
-                return None
-            raise
+        return None
 
     def find(self):
         """The deployment with its status; None when there is none. One being deleted still holds

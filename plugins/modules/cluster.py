@@ -418,7 +418,7 @@ placement:
         - {location_code: FIN-02, cluster_type: 16H100, spot: false, outcome: deployed}
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import (
     Compute,
     compute_argument_spec,
@@ -427,7 +427,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import existing_cluster_cost
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import GOING_AWAY, SETTING_UP
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, fetch_or_none, is_not_found
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, fetch_or_none, ignoring
 
 # The statuses of a provisioned cluster: its jump host has an address and its workers exist.
 PROVISIONED = ("running", "offline")
@@ -657,11 +657,8 @@ class Cluster(Compute):
 
     def delete_volumes(self, volume_ids, permanently, wait):
         for volume_id in volume_ids:
-            try:
+            with ignoring(404):  # gone meanwhile: that is what we wanted
                 self.client.delete(volume_path(volume_id), json_body={"is_permanent": permanently})
-            except ApiError as error:
-                if not is_not_found(error):  # gone meanwhile: that is what we wanted
-                    raise
         if wait:
             for volume_id in volume_ids:
                 self.wait_volume_deleted(volume_id)
@@ -679,11 +676,8 @@ class Cluster(Compute):
 
         def apply(cluster):
             if cluster.get("status") not in GOING_AWAY:
-                try:
+                with ignoring(404):  # gone meanwhile: that is what we wanted
                     self.discontinue(cluster["id"])
-                except ApiError as error:
-                    if not is_not_found(error):  # gone meanwhile: that is what we wanted
-                        raise
             # the API deletes a shared volume only once its cluster is gone
             if self.params["wait"] or doomed:
                 self.wait_gone(cluster["id"])

@@ -277,7 +277,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
     Resource,
     Step,
     confirm_after_lost_response,
-    is_not_found,
+    ignoring,
     predict_all,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
@@ -688,11 +688,8 @@ class Volume(Resource):
                 confirm_after_lost_response(error, took_effect)
 
     def delete(self, current):
-        try:
+        with ignoring(404):  # gone meanwhile: that is what we wanted
             self.client.delete(self.item_path(current["id"]), json_body={"is_permanent": self.params["permanent"]})
-        except ApiError as error:
-            if not is_not_found(error):
-                raise
         if self.params["wait"]:
             self.budget.until(
                 lambda: self.fetch(current["id"]),
