@@ -126,7 +126,9 @@ def run_emulator(
     ssl_certfile: str | None = None,
     ssl_keyfile: str | None = None,
     issued_tokens_file: str | None = None,
-    startup_timeout: float = 20.0,
+    # generous: on a loaded CI runner importing FastAPI alone can take tens of seconds, and a
+    # healthy emulator answers as soon as it is up, so the bound only matters when it fails
+    startup_timeout: float = 60.0,
     python: str = sys.executable,
     **settings: Any,
 ) -> Iterator[RunningEmulator]:
