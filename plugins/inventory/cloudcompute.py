@@ -377,8 +377,9 @@ GROUP_NAME_UNSAFE = re.compile(r"[^a-z0-9_]")
 # spaces, pattern operators (, : ! & * ? ~ [ ]), template or shell characters.
 HOST_NAME_SAFE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 HOST_NAME_UNSAFE_CHARACTER = re.compile(r"[^A-Za-z0-9_.-]")
-# Names Ansible gives a meaning of its own (the implicit localhost and its groups).
-RESERVED_HOST_NAMES = frozenset(["all", "ungrouped"]) | frozenset(C.LOCALHOST)
+# Names Ansible gives a meaning of its own (the implicit localhost and its groups), and this
+# plugin's group of all its hosts (the names of its other groups start with it and "_").
+RESERVED_HOST_NAMES = frozenset(["all", "ungrouped", ALL_HOSTS_GROUP]) | frozenset(C.LOCALHOST)
 # A DNS host name (labels of letters, digits, - and _, not starting with -); with IP addresses,
 # the only addresses put into ansible_host and SSH arguments.
 DNS_NAME = re.compile(r"^(?=.{1,253}\.?$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?$")
@@ -444,13 +445,12 @@ class Selection:
 
     def __init__(self, filters, exclude):
         self.filters = Criteria(filters, "filters", {"status": DEFAULT_STATUSES})
-        if not isinstance(exclude, list):
-            raise AnsibleParserError(f"cloudcompute inventory: exclude must be a list of filters, got {exclude!r}")
-        self.exclusions = [Criteria(entry, "exclude[%d]" % index) for index, entry in enumerate(exclude)]
+        # Ansible refuses an exclude that is not a list (the option's type); its entries are not checked.
+        self.exclusions = [Criteria(entry, f"exclude[{index}]") for index, entry in enumerate(exclude)]
         for index, exclusion in enumerate(self.exclusions):
             if not exclusion.values:
                 raise AnsibleParserError(
-                    "cloudcompute inventory: exclude[%d] gives no filter, so it would exclude every host" % index
+                    f"cloudcompute inventory: exclude[{index}] gives no filter, so it would exclude every host"
                 )
 
     def keeps(self, record, kind):
@@ -726,7 +726,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                     "cloudcompute inventory: the hostname template failed for {}: {}".format(record["id"], error)
                 )
         name = str(name or record["id"])
-        if not HOST_NAME_SAFE.match(name) or name in RESERVED_HOST_NAMES or is_plugin_group_name(name):
+        if not HOST_NAME_SAFE.match(name) or name in RESERVED_HOST_NAMES or name.startswith(ALL_HOSTS_GROUP + "_"):
             reason = f"{name!r} is reserved by Ansible or this plugin or is not a valid inventory host name"
             name = _renamed(name, record["id"], reason)
         if name in self.names_taken:
@@ -759,9 +759,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         composed_groups = self.get_option("groups")
         keyed_groups = self.get_option("keyed_groups")
         for name, hostvars, groups in hosts:
-            inventory.add_host(name, group=ALL_HOSTS_GROUP)
-            for variable, value in hostvars.items():
-                inventory.set_variable(name, variable, value)
+            self._populate_host_vars([name], hostvars, group=ALL_HOSTS_GROUP)
             for group in groups:
                 inventory.add_child(group, name)
             # The constructed options template per host; Ansible's helpers return at once when
@@ -865,21 +863,12 @@ def is_safe_address(address):
         return bool(DNS_NAME.match(address))
 
 
-def safe_host_name(name, record_id):
-    """``<name>_<id>`` with every character a host name cannot hold replaced by ``_``."""
-    return HOST_NAME_UNSAFE_CHARACTER.sub("_", "{}_{}".format(name.lstrip(".-"), record_id)).lstrip("_") or "host"
-
-
 def _renamed(name, record_id, reason):
-    """The host's name made safe and unique, with a warning giving the reason."""
-    safe = safe_host_name(name, record_id)
+    """``<name>_<id>``, with every character a host name cannot hold replaced by ``_``: the host's
+    name made safe and unique, with a warning giving the reason."""
+    safe = HOST_NAME_UNSAFE_CHARACTER.sub("_", f"{name.lstrip('.-')}_{record_id}").lstrip("_") or "host"
     display.warning(f"cloudcompute inventory: {reason}; {record_id} is named {safe}")
     return safe
-
-
-def is_plugin_group_name(name):
-    """Is the name one of this plugin's groups (or the start of one it generates)?"""
-    return name == ALL_HOSTS_GROUP or name.startswith(ALL_HOSTS_GROUP + "_")
 
 
 # Thousands of hosts share a handful of values: each group is named once.
