@@ -78,16 +78,12 @@ def boolean(value, name):
         raise SourceError(f"{name} must be a boolean, got {value!r}") from None
 
 
-def failure_delay(failures, interval):
-    """Seconds to wait after the n-th poll in a row that failed: doubling, capped."""
-    return min(interval * 2 ** min(failures, 16), max(interval, MAX_FAILURE_DELAY))
-
-
 async def poll_forever(name, interval, poll, deliver):
     """Every ``interval`` seconds, ``poll()`` for events (in a thread: it makes blocking requests)
     and ``await deliver(event)`` for each. A poll that fails is logged and tried again after a
-    growing delay (``failure_delay``); an API answer that polling again will not change stops the
-    source (``name``) with the API's message."""
+    delay that doubles with each failure in a row, up to ``MAX_FAILURE_DELAY`` (or ``interval`` if
+    longer); an API answer that polling again will not change stops the source (``name``) with the
+    API's message."""
     failures = 0
     while True:
         try:
@@ -96,7 +92,7 @@ async def poll_forever(name, interval, poll, deliver):
             if isinstance(error, ApiError) and error.status in PERMANENT_STATUSES:
                 raise SourceError(f"{name}: {error.describe()}") from None
             failures += 1
-            delay = failure_delay(failures, interval)
+            delay = min(interval * 2 ** min(failures, 16), max(interval, MAX_FAILURE_DELAY))
             LOGGER.warning("%s poll failed (%s); trying again in %.0f s", name, error, delay)
             await asyncio.sleep(delay)
             continue
