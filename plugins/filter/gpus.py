@@ -19,11 +19,6 @@ LOST_CARD = re.compile(r"^Unable to determine the device handle for (?:GPU)?\s*(
 GPU_INSTANCE_TYPE = re.compile(r"^(?P<gpus>\d+)(?P<model>[A-Z]+\d+[A-Z]*)\.")
 
 
-def _field_name(header):
-    # "memory.total [MiB]" -> "memory.total"
-    return header.split(" [", 1)[0].strip()
-
-
 def nvidia_smi_gpus(output):
     """Parse ``nvidia-smi --query-gpu=<fields> --format=csv`` (with its header line)."""
     if not isinstance(output, str):
@@ -38,13 +33,11 @@ def nvidia_smi_gpus(output):
             errors.append({"pci.bus_id": lost.group("bus_id"), "error": lost.group("error").strip()})
             continue
         values = [value.strip() for value in line.split(",")]
-        if fields is None:
-            if len(values) < 2 and "name" not in line:
-                errors.append({"error": line})
-                continue
-            fields = [_field_name(value) for value in values]
+        if fields is None and (len(values) >= 2 or "name" in line):
+            # the header line: "name, memory.total [MiB], ..." names the fields ("memory.total")
+            fields = [value.split(" [", 1)[0].strip() for value in values]
             continue
-        if len(values) != len(fields):
+        if fields is None or len(values) != len(fields):  # before the header, or not one value per field
             errors.append({"error": line})
             continue
         gpu = dict(zip(fields, values))

@@ -359,6 +359,8 @@ WORKER_CLUSTER_FIELDS = {
     "cluster_type": "cluster_type",
     "location": "location",
 }
+# Why hosts are listed without connection variables, as said at -v (with the connect option).
+NO_ADDRESS = "hosts have no {}, so ansible_host is not set and Ansible connects to their inventory name"
 NO_PROXY_JUMP = "workers have no ProxyJump because their jump host has no usable address"
 # Fields this plugin reads from every record: each must be a string or null.
 TEXT_FIELDS = ("hostname", "status", "location", "instance_type", "cluster_type", "ip", "private_ip", "public_ip")
@@ -377,8 +379,9 @@ GROUP_NAME_UNSAFE = re.compile(r"[^a-z0-9_]")
 # spaces, pattern operators (, : ! & * ? ~ [ ]), template or shell characters.
 HOST_NAME_SAFE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 HOST_NAME_UNSAFE_CHARACTER = re.compile(r"[^A-Za-z0-9_.-]")
-# Names Ansible gives a meaning of its own (the implicit localhost and its groups).
-RESERVED_HOST_NAMES = frozenset(["all", "ungrouped"]) | frozenset(C.LOCALHOST)
+# Names Ansible gives a meaning of its own (the implicit localhost and its groups), and this
+# plugin's group of all its hosts (the names of its other groups start with it and "_").
+RESERVED_HOST_NAMES = frozenset(["all", "ungrouped", ALL_HOSTS_GROUP]) | frozenset(C.LOCALHOST)
 # A DNS host name (labels of letters, digits, - and _, not starting with -); with IP addresses,
 # the only addresses put into ansible_host and SSH arguments.
 DNS_NAME = re.compile(r"^(?=.{1,253}\.?$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?$")
@@ -444,13 +447,12 @@ class Selection:
 
     def __init__(self, filters, exclude):
         self.filters = Criteria(filters, "filters", {"status": DEFAULT_STATUSES})
-        if not isinstance(exclude, list):
-            raise AnsibleParserError(f"cloudcompute inventory: exclude must be a list of filters, got {exclude!r}")
-        self.exclusions = [Criteria(entry, "exclude[%d]" % index) for index, entry in enumerate(exclude)]
+        # Ansible refuses an exclude that is not a list (the option's type); its entries are not checked.
+        self.exclusions = [Criteria(entry, f"exclude[{index}]") for index, entry in enumerate(exclude)]
         for index, exclusion in enumerate(self.exclusions):
             if not exclusion.values:
                 raise AnsibleParserError(
-                    "cloudcompute inventory: exclude[%d] gives no filter, so it would exclude every host" % index
+                    f"cloudcompute inventory: exclude[{index}] gives no filter, so it would exclude every host"
                 )
 
     def keeps(self, record, kind):
@@ -519,9 +521,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         """(name, connection options) of each project: ``projects``, else the top-level credentials."""
         projects = self.get_option("projects")
         if not projects:
-            credentials = {name: self.get_option(name) for name in ("client_id", "client_secret")}
-            return [self._connection(credentials, None)]
-        connections = [self._connection(project, "projects[%d]" % index) for index, project in enumerate(projects)]
+            return [self._connection({name: self.get_option(name) for name in ("client_id", "client_secret")}, None)]
+        connections = [self._connection(project, f"projects[{index}]") for index, project in enumerate(projects)]
         names = [name for name, _connection in connections]
         if len(set(names)) != len(names):
             raise AnsibleParserError(
@@ -552,6 +553,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         """The API's answers per project: from the cache when it holds fresh ones for this
         query, else fetched."""
         connections = self._connections()
+        self.several_projects = len(connections) > 1
         # What the cached answers depend on: another project, credential or API-side filter
         # makes them a different listing.
         source = {
@@ -563,15 +565,15 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         cached = self._fresh_cache_entry(source) if self.cache_key else None
         if cached is not None and use_cache:
             display.vvv(f"cloudcompute inventory: using the cached API answers from {_age(cached)}")
-            return decode_listing(cached)
+            return decode_listing(cached, self.several_projects)
         try:
             fetched = self._fetch(connections, source)
         except FetchFailed as failure:
             if cached is None:
                 raise AnsibleParserError(f"cloudcompute inventory: {failure}")
             display.warning(f"cloudcompute inventory: {failure}; using the cached API answers from {_age(cached)}")
-            return decode_listing(cached)
-        listing = decode_listing(fetched)
+            return decode_listing(cached, self.several_projects)
+        listing = decode_listing(fetched, self.several_projects)
         if self.cache_key:
             self._cache[self.cache_key] = fetched
         return listing
@@ -609,7 +611,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 instances = client.get_text("/instances", params=source["instances_query"])
                 clusters = client.get_text("/clusters") if source["clusters"] else "[]"
             except _api.ApiError as error:
-                raise FetchFailed(f"project {name}: {error}" if len(connections) > 1 else str(error))
+                raise FetchFailed(f"project {name}: {error}" if self.several_projects else str(error))
             for note in client.notes:
                 display.vvv(f"cloudcompute inventory: {note}")
             stats.update(client.stats)
@@ -627,7 +629,6 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         # Hosts kept without ansible_host (by connect option) or without a way through their
         # jump host, by reason: named once, at -v, rather than dropped.
         self.unaddressed = collections.defaultdict(list)
-        self.several_projects = len(listing) > 1
         connect_with = self.get_option("connect_with")
         worker_connect_with = self.get_option("worker_connect_with")
         # Per kind of host: the connect option (as messages name it) and the API field it reads.
@@ -692,27 +693,13 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             # templated (the hostname option and the constructed options template over them).
             hostvars = wrap_var(hostvars)
         connect_with, address_field = self.address_fields[kind]
-        address = self._usable_address(record, record.get(address_field), connect_with)
+        address = usable_address(record, record.get(address_field), connect_with)
         if address:
             hostvars["ansible_host"] = address
         name = self._inventory_name(record, hostvars)
         if not address:
-            reason = (
-                f"hosts have no {connect_with}, so ansible_host is not set and Ansible connects to their inventory name"
-            )
-            self.unaddressed[reason].append(name)
+            self.unaddressed[NO_ADDRESS.format(connect_with)].append(name)
         return name, hostvars, groups
-
-    @staticmethod
-    def _usable_address(record, address, connect_with):
-        """The address, or None when it is neither an IP address nor a host name (with a warning)."""
-        if address and not is_safe_address(address):
-            display.warning(
-                f"cloudcompute inventory: the {connect_with} of {record['id']} is {address!r}, neither an IP address "
-                "nor a host name; the host is listed without connection variables"
-            )
-            return None
-        return address
 
     def _inventory_name(self, record, hostvars):
         template = self.get_option("hostname")
@@ -726,7 +713,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                     "cloudcompute inventory: the hostname template failed for {}: {}".format(record["id"], error)
                 )
         name = str(name or record["id"])
-        if not HOST_NAME_SAFE.match(name) or name in RESERVED_HOST_NAMES or is_plugin_group_name(name):
+        if not HOST_NAME_SAFE.match(name) or name in RESERVED_HOST_NAMES or name.startswith(ALL_HOSTS_GROUP + "_"):
             reason = f"{name!r} is reserved by Ansible or this plugin or is not a valid inventory host name"
             name = _renamed(name, record["id"], reason)
         if name in self.names_taken:
@@ -759,9 +746,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         composed_groups = self.get_option("groups")
         keyed_groups = self.get_option("keyed_groups")
         for name, hostvars, groups in hosts:
-            inventory.add_host(name, group=ALL_HOSTS_GROUP)
-            for variable, value in hostvars.items():
-                inventory.set_variable(name, variable, value)
+            self._populate_host_vars([name], hostvars, group=ALL_HOSTS_GROUP)
             for group in groups:
                 inventory.add_child(group, name)
             # The constructed options template per host; Ansible's helpers return at once when
@@ -790,9 +775,9 @@ def without_secrets(instances_text):
     return json.dumps(instances)
 
 
-def decode_listing(entry):
-    """[(project, instances, clusters)] from the API's answers as stored by ``_fetch``."""
-    several = len(entry["projects"]) > 1
+def decode_listing(entry, several):
+    """[(project, instances, clusters)] from the API's answers as stored by ``_fetch``; ``several``:
+    whether there are several projects, named in messages."""
     return [
         (project["name"], decoded_answer(project, "instances", several), decoded_answer(project, "clusters", several))
         for project in entry["projects"]
@@ -856,30 +841,28 @@ def _is_tag(tag):
     return isinstance(tag, dict) and isinstance(tag.get("key"), str) and _is_a(tag.get("value"), str)
 
 
-def is_safe_address(address):
-    """Is the address an IP address or a DNS host name, so nothing else can reach SSH with it?"""
+def usable_address(record, address, connect_with):
+    """The address when it is a DNS host name or an IP address, so nothing else can reach SSH with
+    it; otherwise None, with a warning."""
+    if not address or DNS_NAME.match(address):
+        return address
     try:
         ipaddress.ip_address(address)
-        return True
+        return address
     except ValueError:
-        return bool(DNS_NAME.match(address))
-
-
-def safe_host_name(name, record_id):
-    """``<name>_<id>`` with every character a host name cannot hold replaced by ``_``."""
-    return HOST_NAME_UNSAFE_CHARACTER.sub("_", "{}_{}".format(name.lstrip(".-"), record_id)).lstrip("_") or "host"
+        display.warning(
+            f"cloudcompute inventory: the {connect_with} of {record['id']} is {address!r}, neither an IP address "
+            "nor a host name; the host is listed without connection variables"
+        )
+        return None
 
 
 def _renamed(name, record_id, reason):
-    """The host's name made safe and unique, with a warning giving the reason."""
-    safe = safe_host_name(name, record_id)
+    """``<name>_<id>``, with every character a host name cannot hold replaced by ``_``: the host's
+    name made safe and unique, with a warning giving the reason."""
+    safe = HOST_NAME_UNSAFE_CHARACTER.sub("_", f"{name.lstrip('.-')}_{record_id}").lstrip("_") or "host"
     display.warning(f"cloudcompute inventory: {reason}; {record_id} is named {safe}")
     return safe
-
-
-def is_plugin_group_name(name):
-    """Is the name one of this plugin's groups (or the start of one it generates)?"""
-    return name == ALL_HOSTS_GROUP or name.startswith(ALL_HOSTS_GROUP + "_")
 
 
 # Thousands of hosts share a handful of values: each group is named once.

@@ -34,6 +34,8 @@ CONNECTION_OPTIONS = {
 # resource, a bad request. The source stops with the API's message instead of retrying forever.
 PERMANENT_STATUSES = (400, 401, 403, 404)
 MAX_FAILURE_DELAY = 300.0
+# A boolean argument as ansible-rulebook may pass it: a bool, or one of these words.
+BOOLEAN_WORDS = dict.fromkeys(("1", "true", "yes", "on"), True) | dict.fromkeys(("0", "false", "no", "off"), False)
 LOGGER = logging.getLogger(__name__)
 
 
@@ -41,7 +43,8 @@ class SourceError(Exception):
     """A source's arguments are wrong, or the API refused it for good."""
 
 
-def connection_settings(args, environ=None):
+def build_client(args, environ=None):
+    """The API client of a source: its connection arguments, else the ``CLOUDCOMPUTE_*`` variables."""
     environ = os.environ if environ is None else environ
     settings = {
         option: environ.get(variable, default) if args.get(option) is None else args[option]
@@ -53,11 +56,7 @@ def connection_settings(args, environ=None):
         raise SourceError(f"missing {', '.join(missing)}: set the source argument or {variables}")
     settings["validate_certs"] = boolean(settings["validate_certs"], "validate_certs")
     settings["request_timeout"] = positive_number(settings["request_timeout"], "request_timeout")
-    return settings
-
-
-def build_client(args, environ=None):
-    return ApiClient(**connection_settings(args, environ))
+    return ApiClient(**settings)
 
 
 def positive_number(value, name):
@@ -73,37 +72,27 @@ def positive_number(value, name):
 def boolean(value, name):
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise SourceError(f"{name} must be a boolean, got {value!r}")
-
-
-def failure_delay(failures, interval):
-    """Seconds to wait after the n-th poll in a row that failed: doubling, capped."""
-    return min(interval * 2 ** min(failures, 16), max(interval, MAX_FAILURE_DELAY))
-
-
-def is_permanent(error):
-    return isinstance(error, ApiError) and error.status in PERMANENT_STATUSES
+    try:
+        return BOOLEAN_WORDS[str(value).strip().lower()]
+    except KeyError:
+        raise SourceError(f"{name} must be a boolean, got {value!r}") from None
 
 
 async def poll_forever(name, interval, poll, deliver):
     """Every ``interval`` seconds, ``poll()`` for events (in a thread: it makes blocking requests)
     and ``await deliver(event)`` for each. A poll that fails is logged and tried again after a
-    growing delay (``failure_delay``); an API answer that polling again will not change stops the
-    source (``name``) with the API's message."""
+    delay that doubles with each failure in a row, up to ``MAX_FAILURE_DELAY`` (or ``interval`` if
+    longer); an API answer that polling again will not change stops the source (``name``) with the
+    API's message."""
     failures = 0
     while True:
         try:
             events = await asyncio.to_thread(poll)
         except Exception as error:  # pylint: disable=broad-except
-            if is_permanent(error):
+            if isinstance(error, ApiError) and error.status in PERMANENT_STATUSES:
                 raise SourceError(f"{name}: {error.describe()}") from None
             failures += 1
-            delay = failure_delay(failures, interval)
+            delay = min(interval * 2 ** min(failures, 16), max(interval, MAX_FAILURE_DELAY))
             LOGGER.warning("%s poll failed (%s); trying again in %.0f s", name, error, delay)
             await asyncio.sleep(delay)
             continue
