@@ -35,7 +35,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
     Step,
     fetch_or_none,
     ignoring,
-    is_not_found,
 )
 
 NAME_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -125,56 +124,43 @@ DEPLOYMENT_CHECKS = (
 
 # ------------------------------------------------------------------------------ argument specs
 
+
+def suboptions(**options):
+    """A dict option of these suboptions."""
+    return dict(type="dict", options=options)
+
+
+def list_of(**options):
+    """A list option whose items are dicts of these suboptions."""
+    return dict(type="list", elements="dict", options=options)
+
+
 CONTAINER_OPTIONS = dict(
     name=dict(type="str"),
     image=dict(type="str", required=True),
     exposed_port=dict(type="int"),
-    healthcheck=dict(
-        type="dict",
-        options=dict(
-            enabled=dict(type="bool"),
-            port=dict(type="int"),
-            path=dict(type="str"),
-        ),
+    healthcheck=suboptions(
+        enabled=dict(type="bool"),
+        port=dict(type="int"),
+        path=dict(type="str"),
     ),
-    entrypoint_overrides=dict(
-        type="dict",
-        options=dict(
-            enabled=dict(type="bool"),
-            entrypoint=dict(type="list", elements="str"),
-            cmd=dict(type="list", elements="str"),
-        ),
+    entrypoint_overrides=suboptions(
+        enabled=dict(type="bool"),
+        entrypoint=dict(type="list", elements="str"),
+        cmd=dict(type="list", elements="str"),
     ),
-    env=dict(
-        type="list",
-        elements="dict",
-        options=dict(
-            name=dict(type="str", required=True),
-            value=dict(type="str", required=True, no_log=False),
-            type=dict(type="str", choices=["plain", "secret"], default="plain"),
-        ),
+    env=list_of(
+        name=dict(type="str", required=True),
+        value=dict(type="str", required=True, no_log=False),
+        type=dict(type="str", choices=["plain", "secret"], default="plain"),
     ),
-    volume_mounts=dict(
-        type="list",
-        elements="dict",
-        options=dict(
-            type=dict(type="str", required=True, choices=MOUNT_TYPES),
-            mount_path=dict(type="str"),
-            secret_name=dict(type="str", no_log=False),
-            volume=dict(type="str", aliases=["volume_id"]),
-            size_in_mb=dict(type="int"),
-        ),
+    volume_mounts=list_of(
+        type=dict(type="str", required=True, choices=MOUNT_TYPES),
+        mount_path=dict(type="str"),
+        secret_name=dict(type="str", no_log=False),
+        volume=dict(type="str", aliases=["volume_id"]),
+        size_in_mb=dict(type="int"),
     ),
-)
-
-COMPUTE_OPTIONS = dict(
-    name=dict(type="str", required=True),
-    size=dict(type="int", required=True),
-)
-
-REGISTRY_OPTIONS = dict(
-    is_private=dict(type="bool", required=True),
-    credentials=dict(type="str", no_log=False),
 )
 
 
@@ -183,11 +169,10 @@ def deployment_argument_spec(**options):
     waiting, and the module's own ``options``."""
     return dict(
         name=dict(type="str", required=True),
-        containers=dict(type="list", elements="dict", options=CONTAINER_OPTIONS),
-        compute=dict(type="dict", options=COMPUTE_OPTIONS),
+        containers=list_of(**CONTAINER_OPTIONS),
+        compute=suboptions(name=dict(type="str", required=True), size=dict(type="int", required=True)),
         container_registry_settings=dict(
-            type="dict",
-            options=REGISTRY_OPTIONS,
+            suboptions(is_private=dict(type="bool", required=True), credentials=dict(type="str", no_log=False)),
             aliases=["registry"],
             required_if=[("is_private", True, ("credentials",))],
         ),
@@ -421,7 +406,6 @@ class Deployment(Resource):
     going_away = ()
     # top-level fields whose change rolls out a new version (the deployment restarts)
     new_version_fields = ()
-    view_fields = ()
     # (option path, test, message) of the options refused before any request
     checks = DEPLOYMENT_CHECKS
 
@@ -671,11 +655,11 @@ class Deployment(Resource):
     # ---------------------------------------------------------------------- results
 
     def view(self, resource):
-        """What ``--diff`` shows: the configurable fields, containers with their image as a string
-        (integral floats as integers throughout)."""
+        """What ``--diff`` shows: the top-level fields the options set, containers with their image
+        as a string (integral floats as integers throughout)."""
         if not resource:
             return {}
-        shown = dict((field, resource[field]) for field in self.view_fields if field in resource)
+        shown = {field: resource[field] for field in self.desired_fields(None) if field in resource}
         shown.update(
             name=resource.get("name"),
             status=resource.get("status"),
@@ -706,7 +690,7 @@ def exit_deployment_info(key, path, parts):
         in a status asked for (its replicas are then not read)."""
         item_path = api_path(path, path_value(deployment.get("name"), "name the API returned", NAME))
         deployment = dict(deployment)
-        try:
+        with ignoring(404):
             if "status" in include:
                 deployment["status"] = status_of(module.client.get(item_path + "/status"))
                 if params["status"] and deployment["status"] not in params["status"]:
@@ -714,11 +698,8 @@ def exit_deployment_info(key, path, parts):
             if "replicas" in include:
                 replicas = module.client.get(item_path + "/replicas")
                 deployment["replicas"] = replicas.get("list", []) if isinstance(replicas, dict) else (replicas or [])
-        except ApiError as error:
-            if is_not_found(error):
-                return None
-            raise
-        return deployment
+            return deployment
+        return None  # gone meanwhile
 
     def read_results():
         if params["name"]:
