@@ -246,10 +246,9 @@ def container_input(container):
 
 def comparable(container):
     """A container (desired or current) in the form both are compared in: ``env`` in name order."""
-    env = container.get("env")
-    return (
-        container if env is None else dict(container, env=sorted(env, key=lambda variable: variable.get("name") or ""))
-    )
+    if container.get("env") is None:
+        return container
+    return dict(container, env=sorted(container["env"], key=lambda variable: variable.get("name") or ""))
 
 
 # ----------------------------------------------------------------------------- the containers
@@ -395,7 +394,7 @@ class Deployment(Resource):
     # statuses a deployment leaves by itself on its way to running
     starting_statuses = ()
     # the status right after a resume or restart, and right after an update that rolls out a
-    # new version (None: an update does not change the status)
+    # new version
     restart_status = None
     rollout_status = None
     # the status of a new deployment
@@ -404,7 +403,8 @@ class Deployment(Resource):
     create_alternative = ""
     # the status a deployment shows while it is being deleted (none: it is hidden at once)
     going_away = ()
-    # top-level fields whose change rolls out a new version (the deployment restarts)
+    # top-level fields whose change rolls out a new version (the deployment restarts; none: an
+    # update does not change the status)
     new_version_fields = ()
     # (option path, test, message) of the options refused before any request
     checks = DEPLOYMENT_CHECKS
@@ -474,12 +474,10 @@ class Deployment(Resource):
 
     def plan(self, current):
         if self.params["state"] in self.gone_states:
-            if current is None:
-                return []
-            if current.get("status") in self.going_away:
+            if current is not None and current.get("status") in self.going_away:
                 # already being deleted by someone else: only wait for it
                 return [Step("wait until deleted", self.wait_deleted, lambda _deployment: None, changes=False)]
-            return [self.deletion()]
+            return super().plan(current)
         steps = [self.creation()] if current is None else self.field_changes(current)
         paused = current is not None and current.get("status") == "paused"
         steps.extend(self.action(name) for name in self.state_actions(paused, current is None))
@@ -565,12 +563,10 @@ class Deployment(Resource):
                     )
                 return None  # the name is held by a deployment being deleted: try again
 
-        return dict(
-            self.budget.until(
-                attempt,
-                lambda created: created is not None,
-                f"the name {self.name} to be free (a {self.noun} of that name is being deleted)",
-            )
+        return self.budget.until(
+            attempt,
+            lambda created: created is not None,
+            f"the name {self.name} to be free (a {self.noun} of that name is being deleted)",
         )
 
     # ----------------------------------------------------------------------- update
@@ -600,8 +596,7 @@ class Deployment(Resource):
         predicted = copy.deepcopy(dict(current, **body))
         if "containers" in body:
             predicted["containers"] = predicted_containers(body["containers"], current.get("containers"))
-        new_version = any(field in body for field in self.new_version_fields)
-        if self.rollout_status and new_version and current.get("status") != "paused":
+        if current.get("status") != "paused" and any(field in body for field in self.new_version_fields):
             predicted["status"] = self.rollout_status
         return predicted
 

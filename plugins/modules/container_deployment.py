@@ -410,8 +410,7 @@ class ContainerDeployment(Deployment):
         if not self.params["template"]:
             return super().creation()
         # the template's options (but its id, which is in the path) go into the body as they are
-        options = {option: value for option, value in self.params["template"].items() if option in TEMPLATE_OPTIONS}
-        del options["id"]
+        options = {option: self.params["template"][option] for option in TEMPLATE_OPTIONS if option != "id"}
         body = prune(dict(options, name=self.name, **self.desired_fields(None)))
         return self.create_step(self.template_path("/deployments"), body, self.predicted_from_template)
 
