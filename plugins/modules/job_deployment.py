@@ -207,7 +207,7 @@ class JobDeployment(Deployment):
         return purge + super().state_actions(paused, created)
 
     def result(self, changed, before, after):
-        purged = self.params["purge_queue"] and before is not None  # (refused with state=absent)
+        purged = self.params["purge_queue"] and before is not None  # validate refuses it with state=absent
         return dict(super().result(changed, before, after), queue_purged=bool(purged))
 
 
