@@ -534,40 +534,39 @@ class Deployment(Resource):
 
     def create_deployment(self, path, body):
         """Create; a name still held by a deployment being deleted is waited for when waiting."""
-
-        def attempt():
-            try:
-                # a 503 here means no capacity for the compute: an answer, not an outage to retry
-                with hinted(no_capacity_hints(body)):
-                    return self.client.create(
-                        path,
-                        body,
-                        find_existing=lambda: self.fetch(self.name),
-                        returns_resource=True,
-                        retry_unavailable=False,
-                    )
-            except ApiError as error:
-                if error.status != 409:
-                    raise
-                created_meanwhile = self.fetch(self.name)
-                if created_meanwhile is not None:
-                    # another run (on another machine) created it since our lookup: adopt it
-                    self.module.warn(
-                        f"another run created {self.noun} {self.name} at the same time: this task adopted it"
-                    )
-                    return created_meanwhile
-                if not self.params["wait"]:
-                    raise error.with_hint(
-                        f"A {self.noun} of this name may still be being deleted: retry in a moment, "
-                        "or set wait: true to wait for it"
-                    )
-                return None  # the name is held by a deployment being deleted: try again
-
         return self.budget.until(
-            attempt,
+            lambda: self.try_create(path, body),
             lambda created: created is not None,
             f"the name {self.name} to be free (a {self.noun} of that name is being deleted)",
         )
+
+    def try_create(self, path, body):
+        """One create: the new deployment, or the one another run created meanwhile; None when the
+        name is still held by a deployment being deleted and waiting is allowed."""
+        try:
+            # a 503 here means no capacity for the compute: an answer, not an outage to retry
+            with hinted(no_capacity_hints(body)):
+                return self.client.create(
+                    path,
+                    body,
+                    find_existing=lambda: self.fetch(self.name),
+                    returns_resource=True,
+                    retry_unavailable=False,
+                )
+        except ApiError as error:
+            if error.status != 409:
+                raise
+            created_meanwhile = self.fetch(self.name)
+            if created_meanwhile is not None:
+                # another run (on another machine) created it since our lookup: adopt it
+                self.module.warn(f"another run created {self.noun} {self.name} at the same time: this task adopted it")
+                return created_meanwhile
+            if not self.params["wait"]:
+                raise error.with_hint(
+                    f"A {self.noun} of this name may still be being deleted: retry in a moment, "
+                    "or set wait: true to wait for it"
+                )
+            return None  # the name is held by a deployment being deleted: try again
 
     # ----------------------------------------------------------------------- update
 
