@@ -35,7 +35,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
     Step,
     fetch_or_none,
     ignoring,
-    is_not_found,
 )
 
 NAME_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -125,56 +124,43 @@ DEPLOYMENT_CHECKS = (
 
 # ------------------------------------------------------------------------------ argument specs
 
+
+def suboptions(**options):
+    """A dict option of these suboptions."""
+    return dict(type="dict", options=options)
+
+
+def list_of(**options):
+    """A list option whose items are dicts of these suboptions."""
+    return dict(type="list", elements="dict", options=options)
+
+
 CONTAINER_OPTIONS = dict(
     name=dict(type="str"),
     image=dict(type="str", required=True),
     exposed_port=dict(type="int"),
-    healthcheck=dict(
-        type="dict",
-        options=dict(
-            enabled=dict(type="bool"),
-            port=dict(type="int"),
-            path=dict(type="str"),
-        ),
+    healthcheck=suboptions(
+        enabled=dict(type="bool"),
+        port=dict(type="int"),
+        path=dict(type="str"),
     ),
-    entrypoint_overrides=dict(
-        type="dict",
-        options=dict(
-            enabled=dict(type="bool"),
-            entrypoint=dict(type="list", elements="str"),
-            cmd=dict(type="list", elements="str"),
-        ),
+    entrypoint_overrides=suboptions(
+        enabled=dict(type="bool"),
+        entrypoint=dict(type="list", elements="str"),
+        cmd=dict(type="list", elements="str"),
     ),
-    env=dict(
-        type="list",
-        elements="dict",
-        options=dict(
-            name=dict(type="str", required=True),
-            value=dict(type="str", required=True, no_log=False),
-            type=dict(type="str", choices=["plain", "secret"], default="plain"),
-        ),
+    env=list_of(
+        name=dict(type="str", required=True),
+        value=dict(type="str", required=True, no_log=False),
+        type=dict(type="str", choices=["plain", "secret"], default="plain"),
     ),
-    volume_mounts=dict(
-        type="list",
-        elements="dict",
-        options=dict(
-            type=dict(type="str", required=True, choices=MOUNT_TYPES),
-            mount_path=dict(type="str"),
-            secret_name=dict(type="str", no_log=False),
-            volume=dict(type="str", aliases=["volume_id"]),
-            size_in_mb=dict(type="int"),
-        ),
+    volume_mounts=list_of(
+        type=dict(type="str", required=True, choices=MOUNT_TYPES),
+        mount_path=dict(type="str"),
+        secret_name=dict(type="str", no_log=False),
+        volume=dict(type="str", aliases=["volume_id"]),
+        size_in_mb=dict(type="int"),
     ),
-)
-
-COMPUTE_OPTIONS = dict(
-    name=dict(type="str", required=True),
-    size=dict(type="int", required=True),
-)
-
-REGISTRY_OPTIONS = dict(
-    is_private=dict(type="bool", required=True),
-    credentials=dict(type="str", no_log=False),
 )
 
 
@@ -183,11 +169,10 @@ def deployment_argument_spec(**options):
     waiting, and the module's own ``options``."""
     return dict(
         name=dict(type="str", required=True),
-        containers=dict(type="list", elements="dict", options=CONTAINER_OPTIONS),
-        compute=dict(type="dict", options=COMPUTE_OPTIONS),
+        containers=list_of(**CONTAINER_OPTIONS),
+        compute=suboptions(name=dict(type="str", required=True), size=dict(type="int", required=True)),
         container_registry_settings=dict(
-            type="dict",
-            options=REGISTRY_OPTIONS,
+            suboptions(is_private=dict(type="bool", required=True), credentials=dict(type="str", no_log=False)),
             aliases=["registry"],
             required_if=[("is_private", True, ("credentials",))],
         ),
@@ -261,10 +246,9 @@ def container_input(container):
 
 def comparable(container):
     """A container (desired or current) in the form both are compared in: ``env`` in name order."""
-    env = container.get("env")
-    return (
-        container if env is None else dict(container, env=sorted(env, key=lambda variable: variable.get("name") or ""))
-    )
+    if container.get("env") is None:
+        return container
+    return dict(container, env=sorted(container["env"], key=lambda variable: variable.get("name") or ""))
 
 
 # ----------------------------------------------------------------------------- the containers
@@ -410,7 +394,7 @@ class Deployment(Resource):
     # statuses a deployment leaves by itself on its way to running
     starting_statuses = ()
     # the status right after a resume or restart, and right after an update that rolls out a
-    # new version (None: an update does not change the status)
+    # new version
     restart_status = None
     rollout_status = None
     # the status of a new deployment
@@ -419,9 +403,9 @@ class Deployment(Resource):
     create_alternative = ""
     # the status a deployment shows while it is being deleted (none: it is hidden at once)
     going_away = ()
-    # top-level fields whose change rolls out a new version (the deployment restarts)
+    # top-level fields whose change rolls out a new version (the deployment restarts; none: an
+    # update does not change the status)
     new_version_fields = ()
-    view_fields = ()
     # (option path, test, message) of the options refused before any request
     checks = DEPLOYMENT_CHECKS
 
@@ -490,12 +474,10 @@ class Deployment(Resource):
 
     def plan(self, current):
         if self.params["state"] in self.gone_states:
-            if current is None:
-                return []
-            if current.get("status") in self.going_away:
+            if current is not None and current.get("status") in self.going_away:
                 # already being deleted by someone else: only wait for it
                 return [Step("wait until deleted", self.wait_deleted, lambda _deployment: None, changes=False)]
-            return [self.deletion()]
+            return super().plan(current)
         steps = [self.creation()] if current is None else self.field_changes(current)
         paused = current is not None and current.get("status") == "paused"
         steps.extend(self.action(name) for name in self.state_actions(paused, current is None))
@@ -552,42 +534,39 @@ class Deployment(Resource):
 
     def create_deployment(self, path, body):
         """Create; a name still held by a deployment being deleted is waited for when waiting."""
-
-        def attempt():
-            try:
-                # a 503 here means no capacity for the compute: an answer, not an outage to retry
-                with hinted(no_capacity_hints(body)):
-                    return self.client.create(
-                        path,
-                        body,
-                        find_existing=lambda: self.fetch(self.name),
-                        returns_resource=True,
-                        retry_unavailable=False,
-                    )
-            except ApiError as error:
-                if error.status != 409:
-                    raise
-                created_meanwhile = self.fetch(self.name)
-                if created_meanwhile is not None:
-                    # another run (on another machine) created it since our lookup: adopt it
-                    self.module.warn(
-                        f"another run created {self.noun} {self.name} at the same time: this task adopted it"
-                    )
-                    return created_meanwhile
-                if not self.params["wait"]:
-                    raise error.with_hint(
-                        f"A {self.noun} of this name may still be being deleted: retry in a moment, "
-                        "or set wait: true to wait for it"
-                    )
-                return None  # the name is held by a deployment being deleted: try again
-
-        return dict(
-            self.budget.until(
-                attempt,
-                lambda created: created is not None,
-                f"the name {self.name} to be free (a {self.noun} of that name is being deleted)",
-            )
+        return self.budget.until(
+            lambda: self.try_create(path, body),
+            lambda created: created is not None,
+            f"the name {self.name} to be free (a {self.noun} of that name is being deleted)",
         )
+
+    def try_create(self, path, body):
+        """One create: the new deployment, or the one another run created meanwhile; None when the
+        name is still held by a deployment being deleted and waiting is allowed."""
+        try:
+            # a 503 here means no capacity for the compute: an answer, not an outage to retry
+            with hinted(no_capacity_hints(body)):
+                return self.client.create(
+                    path,
+                    body,
+                    find_existing=lambda: self.fetch(self.name),
+                    returns_resource=True,
+                    retry_unavailable=False,
+                )
+        except ApiError as error:
+            if error.status != 409:
+                raise
+            created_meanwhile = self.fetch(self.name)
+            if created_meanwhile is not None:
+                # another run (on another machine) created it since our lookup: adopt it
+                self.module.warn(f"another run created {self.noun} {self.name} at the same time: this task adopted it")
+                return created_meanwhile
+            if not self.params["wait"]:
+                raise error.with_hint(
+                    f"A {self.noun} of this name may still be being deleted: retry in a moment, "
+                    "or set wait: true to wait for it"
+                )
+            return None  # the name is held by a deployment being deleted: try again
 
     # ----------------------------------------------------------------------- update
 
@@ -616,8 +595,7 @@ class Deployment(Resource):
         predicted = copy.deepcopy(dict(current, **body))
         if "containers" in body:
             predicted["containers"] = predicted_containers(body["containers"], current.get("containers"))
-        new_version = any(field in body for field in self.new_version_fields)
-        if self.rollout_status and new_version and current.get("status") != "paused":
+        if current.get("status") != "paused" and any(field in body for field in self.new_version_fields):
             predicted["status"] = self.rollout_status
         return predicted
 
@@ -671,11 +649,11 @@ class Deployment(Resource):
     # ---------------------------------------------------------------------- results
 
     def view(self, resource):
-        """What ``--diff`` shows: the configurable fields, containers with their image as a string
-        (integral floats as integers throughout)."""
+        """What ``--diff`` shows: the top-level fields the options set, containers with their image
+        as a string (integral floats as integers throughout)."""
         if not resource:
             return {}
-        shown = dict((field, resource[field]) for field in self.view_fields if field in resource)
+        shown = {field: resource[field] for field in self.desired_fields(None) if field in resource}
         shown.update(
             name=resource.get("name"),
             status=resource.get("status"),
@@ -706,7 +684,7 @@ def exit_deployment_info(key, path, parts):
         in a status asked for (its replicas are then not read)."""
         item_path = api_path(path, path_value(deployment.get("name"), "name the API returned", NAME))
         deployment = dict(deployment)
-        try:
+        with ignoring(404):
             if "status" in include:
                 deployment["status"] = status_of(module.client.get(item_path + "/status"))
                 if params["status"] and deployment["status"] not in params["status"]:
@@ -714,11 +692,8 @@ def exit_deployment_info(key, path, parts):
             if "replicas" in include:
                 replicas = module.client.get(item_path + "/replicas")
                 deployment["replicas"] = replicas.get("list", []) if isinstance(replicas, dict) else (replicas or [])
-        except ApiError as error:
-            if is_not_found(error):
-                return None
-            raise
-        return deployment
+            return deployment
+        return None  # gone meanwhile
 
     def read_results():
         if params["name"]:

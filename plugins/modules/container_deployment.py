@@ -331,12 +331,12 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import refuse_differences
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
-    DEPLOYMENT_CHECKS,
     Deployment,
     at_least,
     deployment_argument_spec,
     image_name,
     prune,
+    suboptions,
 )
 
 TEMPLATES_PATH = "/container-deployment-templates"
@@ -344,11 +344,11 @@ REPLICA_COUNTS_MESSAGE = "scaling: min_replica_count must be at least 0 and max_
 
 
 def delay_policy():
-    return dict(type="dict", options=dict(delay_seconds=dict(type="int", required=True)))
+    return suboptions(delay_seconds=dict(type="int", required=True))
 
 
 def utilization_trigger():
-    return dict(type="dict", options=dict(enabled=dict(type="bool", required=True), threshold=dict(type="float")))
+    return suboptions(enabled=dict(type="bool", required=True), threshold=dict(type="float"))
 
 
 SCALING_OPTIONS = dict(
@@ -358,13 +358,10 @@ SCALING_OPTIONS = dict(
     scale_up_policy=delay_policy(),
     queue_message_ttl_seconds=dict(type="int"),
     concurrent_requests_per_replica=dict(type="int"),
-    scaling_triggers=dict(
-        type="dict",
-        options=dict(
-            queue_load=dict(type="dict", options=dict(threshold=dict(type="float", required=True))),
-            cpu_utilization=utilization_trigger(),
-            gpu_utilization=utilization_trigger(),
-        ),
+    scaling_triggers=suboptions(
+        queue_load=suboptions(threshold=dict(type="float", required=True)),
+        cpu_utilization=utilization_trigger(),
+        gpu_utilization=utilization_trigger(),
     ),
 )
 
@@ -387,9 +384,8 @@ class ContainerDeployment(Deployment):
     restart_status = "initializing"
     rollout_status = "version_updating"
     new_version_fields = ("containers", "compute", "container_registry_settings", "is_spot")
-    view_fields = ("compute", "scaling", "container_registry_settings", "is_spot")
 
-    checks = DEPLOYMENT_CHECKS + (
+    checks = Deployment.checks + (
         ("scaling.min_replica_count", at_least(0), REPLICA_COUNTS_MESSAGE),
         ("scaling.max_replica_count", at_least(1), REPLICA_COUNTS_MESSAGE),
         ("template.shared_memory_size_in_mb", at_least(1), "template.shared_memory_size_in_mb: must be at least 1"),
@@ -414,8 +410,7 @@ class ContainerDeployment(Deployment):
         if not self.params["template"]:
             return super().creation()
         # the template's options (but its id, which is in the path) go into the body as they are
-        options = {option: value for option, value in self.params["template"].items() if option in TEMPLATE_OPTIONS}
-        del options["id"]
+        options = {option: self.params["template"][option] for option in TEMPLATE_OPTIONS if option != "id"}
         body = prune(dict(options, name=self.name, **self.desired_fields(None)))
         return self.create_step(self.template_path("/deployments"), body, self.predicted_from_template)
 
@@ -548,9 +543,9 @@ class ContainerDeployment(Deployment):
 def main():
     argument_spec = deployment_argument_spec(
         state=dict(type="str", choices=["present", "absent", "paused", "restarted"], default="present"),
-        scaling=dict(type="dict", options=SCALING_OPTIONS),
+        scaling=suboptions(**SCALING_OPTIONS),
         spot=dict(type="bool", aliases=["is_spot"]),
-        template=dict(type="dict", options=TEMPLATE_OPTIONS),
+        template=suboptions(**TEMPLATE_OPTIONS),
     )
     module = CloudComputeModule(
         argument_spec=argument_spec,

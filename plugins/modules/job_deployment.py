@@ -172,7 +172,6 @@ queue_purged:
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
-    DEPLOYMENT_CHECKS,
     Deployment,
     at_least,
     deployment_argument_spec,
@@ -192,9 +191,8 @@ class JobDeployment(Deployment):
     created_status = "running"
     restart_status = "running"
     going_away = ("terminating",)
-    view_fields = ("compute", "scaling", "container_registry_settings")
 
-    checks = DEPLOYMENT_CHECKS + tuple(
+    checks = Deployment.checks + tuple(
         (f"scaling.{option}", at_least(1), f"scaling.{option}: must be at least 1") for option in SCALING_OPTIONS
     )
 
@@ -209,7 +207,7 @@ class JobDeployment(Deployment):
         return purge + super().state_actions(paused, created)
 
     def result(self, changed, before, after):
-        purged = self.params["purge_queue"] and before is not None and self.params["state"] != "absent"
+        purged = self.params["purge_queue"] and before is not None  # validate refuses it with state=absent
         return dict(super().result(changed, before, after), queue_purged=bool(purged))
 
 

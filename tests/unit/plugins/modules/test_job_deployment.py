@@ -153,6 +153,48 @@ def test_one_being_deleted_is_waited_out_before_it_is_created_again(api, run_mod
     ]
 
 
+CONFLICT = {"code": "conflict", "message": "a job deployment named batch exists"}
+CREATE = dict(name="batch", containers=[{"image": "worker:1.0"}], compute=COMPUTE)
+
+
+def test_a_create_refused_as_taken_adopts_what_another_run_created_meanwhile(api, run_module):
+    api.answer(responses.GET, PATH, json=NOT_FOUND, status=404)
+    api.answer(responses.POST, "/job-deployments", json=CONFLICT, status=409)
+    existing(api, "running")  # read again after the refusal: another run's deployment
+    result = run_module(main, CREATE)
+    assert result["changed"] is True, result
+    assert result["job_deployment"] == dict(RECORD, status="running")
+    assert api.sent == [("GET", PATH), ("POST", "/job-deployments"), ("GET", PATH), ("GET", PATH + "/status")]
+
+
+def test_a_name_still_held_by_a_deletion_is_waited_for(api, run_module):
+    api.answer(responses.GET, PATH, json=NOT_FOUND, status=404)
+    api.answer(responses.POST, "/job-deployments", json=CONFLICT, status=409)
+    api.answer(responses.GET, PATH, json=NOT_FOUND, status=404)  # nobody holds it but a deletion
+    api.answer(responses.POST, "/job-deployments", json=RECORD, status=201)
+    api.answer(responses.GET, PATH + "/status", json={"status": "running"})
+    result = run_module(main, CREATE)
+    assert result["changed"] is True, result
+    assert result["job_deployment"] == dict(RECORD, status="running")
+    assert api.sent == [
+        ("GET", PATH),
+        ("POST", "/job-deployments"),
+        ("GET", PATH),
+        ("POST", "/job-deployments"),
+        ("GET", PATH + "/status"),
+    ]
+
+
+def test_a_name_still_held_by_a_deletion_fails_a_run_that_may_not_wait_with_advice(api, run_module):
+    api.answer(responses.GET, PATH, json=NOT_FOUND, status=404)
+    api.answer(responses.POST, "/job-deployments", json=CONFLICT, status=409)
+    result = run_module(main, dict(CREATE, wait=False))
+    assert result["failed"] is True
+    assert result["failure"]["code"] == "conflict"
+    assert "may still be being deleted: retry in a moment, or set wait: true to wait for it" in result["msg"]
+    assert api.sent == [("GET", PATH), ("POST", "/job-deployments"), ("GET", PATH)]
+
+
 def test_one_being_deleted_fails_a_run_that_may_not_wait(api, run_module):
     existing(api, "terminating")
     result = run_module(main, dict(name="batch", compute=COMPUTE), check_mode=True)
