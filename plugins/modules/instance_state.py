@@ -510,12 +510,11 @@ class InstanceState:
     def statuses(self, instances):
         """hostname -> status, for ``--diff`` (the id instead where two share a hostname)."""
         carrying = Counter(instance.get("hostname") for instance in instances)
-        return {
-            instance["id"] if carrying[instance.get("hostname")] > 1 else instance.get("hostname"): instance.get(
-                "status"
-            )
-            for instance in instances
-        }
+        shown = {}
+        for instance in instances:
+            hostname = instance.get("hostname")
+            shown[hostname if carrying[hostname] == 1 else instance["id"]] = instance.get("status")
+        return shown
 
     def run(self):
         self.module.exit_json(**self.module.run(self.converge))
