@@ -310,9 +310,7 @@ class InstanceState:
         return instance.get("status") == ("running" if self.state == "stopped" else "offline")
 
     def needs_change(self, instance):
-        if self.target:
-            return settled(instance.get("status")) != self.target
-        return instance.get("status") not in GOING_AWAY
+        return settled(instance.get("status")) != self.target if self.target else not is_gone(instance)
 
     # -------------------------------------------------------------------------- volumes
 

@@ -361,9 +361,8 @@ def describe(volume):
 def check_attachable(volume_type, instance_count):
     if instance_count > 1 and volume_type and volume_type not in SHARED_TYPES:
         raise ModuleFailure(
-            "a volume of type {} can be attached to one instance only; shared types ({}) can be attached to several".format(
-                volume_type, ", ".join(SHARED_TYPES[:2])
-            )
+            f"a volume of type {volume_type} can be attached to one instance only; shared types "
+            f"({', '.join(SHARED_TYPES[:2])}) can be attached to several"
         )
 
 
