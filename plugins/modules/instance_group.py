@@ -208,7 +208,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
     refuse_differences,
 )
 
-# A create or an update answered 409: the name is taken.
+# A create or update answered 409: the name is taken.
 CONFLICT_HINTS = {
     409: "Instance group names are unique among the project's groups: choose another name, or manage that group."
 }

@@ -250,8 +250,7 @@ class InstanceState:
         self.shutdown = "force_shutdown" if self.params["force"] else "shutdown"
         self.action = self.shutdown if self.state == "stopped" else ACTIONS[self.state]
         self.budget = WaitBudget(self.client, self.params["wait_timeout"])
-        self.actions = []
-        self.failures = []
+        self.actions, self.failures = [], []  # what the result reports: the requests sent, the items refused
         self.acted = set()  # ids of the instances an action was carried out for
         self.listed = {}  # the latest instance list read, by id
 
@@ -397,13 +396,8 @@ class InstanceState:
         pending = list(instances)
         done = []
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            fields = {}
-            if action == "delete":
-                fields["volume_ids"] = sorted(
-                    {volume_id for instance in pending for volume_id in doomed[instance["id"]]}
-                )
-                fields["delete_permanently"] = self.params["delete_permanently"]
             self.record_action(action, pending)
+            fields = self.request_fields(action, pending, doomed)
             failures = {
                 failure.instance_id: failure for failure in act_on_many(self.client, ids(pending), action, **fields)
             }
@@ -427,6 +421,14 @@ class InstanceState:
             self.budget.sleep(min(self.budget.remaining(), attempt))
             pending = retry
         return done
+
+    def request_fields(self, action, instances, doomed):
+        """What the bulk request carries besides the action and the ids: a delete names the
+        attached volumes to delete with the instances."""
+        if action != "delete":
+            return {}
+        volume_ids = {volume_id for instance in instances for volume_id in doomed[instance["id"]]}
+        return {"volume_ids": sorted(volume_ids), "delete_permanently": self.params["delete_permanently"]}
 
     def record_action(self, action, instances):
         if instances:
@@ -499,8 +501,7 @@ class InstanceState:
         if self.state in ("absent", "hibernated"):
             deleted = {volume_id for instance in to_change for volume_id in doomed[instance["id"]]}
             attached = {volume_id for instance in to_change for volume_id in instance.get("volume_ids") or []}
-            result["deleted_volume_ids"] = sorted(deleted)
-            result["detached_volume_ids"] = sorted(attached - deleted)
+            result.update(deleted_volume_ids=sorted(deleted), detached_volume_ids=sorted(attached - deleted))
         if self.module._diff:
             result["diff"] = {"before": self.statuses(found), "after": self.statuses(after)}
         return result
