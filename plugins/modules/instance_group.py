@@ -297,7 +297,8 @@ class InstanceGroup(Resource):
 
     # --------------------------------------------------------------------------- actions
 
-    def create_request(self):
+    def desired(self):
+        """The create request's body (the API picks what it leaves out)."""
         params = self.params
         missing = [option for option in ("instance_type", "location_code") if not params[option]]
         if not self.template.get("image"):
@@ -318,7 +319,7 @@ class InstanceGroup(Resource):
         return {key: value for key, value in body.items() if value is not None}
 
     def predicted(self, current=None):
-        body = self.create_request()
+        body = self.desired()
         template = dict({"os_volume": {}, "ssh_key_ids": [], "startup_script_id": None}, **body["template"])
         return dict(body, id=None, description=body.get("description", ""), template=template)
 
@@ -329,15 +330,8 @@ class InstanceGroup(Resource):
             template["startup_script_id"] = template["startup_script_id"] or None  # "" removes it
         return dict(group, template=template, **{key: value for key, value in body.items() if key != "template"})
 
-    def create(self, template=None, exclude_id=None):
-        body = self.create_request()
-        with hinted(CONFLICT_HINTS):
-            group_id = self.create_unique(self.path, body)
-        return self.fetch(group_id)
-
     def update_in_place(self, group, body):
-        with hinted(CONFLICT_HINTS):
-            updated = self.client.patch(self.item_path(group["id"]), body)
+        updated = self.client.patch(self.item_path(group["id"]), body)
         return updated if isinstance(updated, dict) else self.fetch(group["id"])
 
     def field_changes(self, current):
@@ -347,6 +341,10 @@ class InstanceGroup(Resource):
             "update", lambda group: self.update_in_place(group, body), lambda group: self.predicted_update(group, body)
         )
         return [update] if body else []
+
+    def carry_out(self, current, steps):
+        with hinted(CONFLICT_HINTS):  # only a create or an update can answer 409
+            return super().carry_out(current, steps)
 
 
 def main():

@@ -187,6 +187,8 @@ failures:
       error: Instance 5f0c7d3a-2b8e-4c1f-9a6d-0e4b3c2a1f90 has a pending power action (to running)
 """
 
+from collections import Counter
+
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_actions import act_on_many
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import (
     BROKEN,
@@ -248,11 +250,9 @@ class InstanceState:
         self.shutdown = "force_shutdown" if self.params["force"] else "shutdown"
         self.action = self.shutdown if self.state == "stopped" else ACTIONS[self.state]
         self.budget = WaitBudget(self.client, self.params["wait_timeout"])
-        self.actions = []
-        self.failures = []
+        self.actions, self.failures = [], []  # what the result reports: the requests sent, the items refused
         self.acted = set()  # ids of the instances an action was carried out for
-        self.hostnames = {}
-        self.listed = None  # the latest instance list read
+        self.listed = {}  # the latest instance list read, by id
 
     # --------------------------------------------------------------------------- reading
 
@@ -309,9 +309,7 @@ class InstanceState:
         return instance.get("status") == ("running" if self.state == "stopped" else "offline")
 
     def needs_change(self, instance):
-        if self.target:
-            return settled(instance.get("status")) != self.target
-        return instance.get("status") not in GOING_AWAY
+        return settled(instance.get("status")) != self.target if self.target else not is_gone(instance)
 
     # -------------------------------------------------------------------------- volumes
 
@@ -319,10 +317,7 @@ class InstanceState:
         """Instance id -> ids of its attached volumes that ``delete_volumes`` names, checked
         before any change."""
         choice = self.params["delete_volumes"] if self.state == "absent" else ["none"]
-        attached = {instance["id"]: list(instance.get("volume_ids") or []) for instance in instances}
-        doomed = {instance_id: [] for instance_id in attached}
-        if choice == ["none"]:
-            return doomed
+        attached = {instance["id"]: instance.get("volume_ids") or [] for instance in instances}
         if choice == ["all"]:
             return attached
         every_attached = {volume_id for volume_ids in attached.values() for volume_id in volume_ids}
@@ -331,54 +326,52 @@ class InstanceState:
             lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in every_attached],
             scope=" among the volumes attached to the instances",
         )
-        for reference in choice:
+        doomed = {instance_id: set() for instance_id in attached}
+        for reference in [] if choice == ["none"] else choice:
             if reference == "os":
-                for instance in instances:
-                    if instance.get("os_volume_id") in attached[instance["id"]]:
-                        doomed[instance["id"]].append(instance["os_volume_id"])
-                continue
-            volume_id = attached_volumes.id(reference)
-            owners = [instance_id for instance_id, volume_ids in attached.items() if volume_id in volume_ids]
-            if not owners:
-                raise ModuleFailure(
-                    f"volume {reference} is not attached to any of the instances: delete_volumes only deletes "
-                    "attached volumes"
-                )
-            for owner in owners:
-                doomed[owner].append(volume_id)
-        return {instance_id: sorted(set(volume_ids)) for instance_id, volume_ids in doomed.items()}
+                owned = [(instance["id"], instance.get("os_volume_id")) for instance in instances]
+            else:
+                volume_id = attached_volumes.id(reference)
+                owned = [(owner, volume_id) for owner, volume_ids in attached.items() if volume_id in volume_ids]
+                if not owned:
+                    raise ModuleFailure(
+                        f"volume {reference} is not attached to any of the instances: delete_volumes only deletes "
+                        "attached volumes"
+                    )
+            for owner, volume_id in owned:
+                if volume_id in attached[owner]:  # an OS volume is deleted only when it is attached
+                    doomed[owner].add(volume_id)
+        return {instance_id: sorted(volume_ids) for instance_id, volume_ids in doomed.items()}
 
     # -------------------------------------------------------------------------- waiting
 
-    def wait_until(self, instance_ids, reached, description, removal_fails=False):
-        """Poll the instance list until ``reached(instance or None)`` holds for every id; the
-        latest list. One list per poll for all of them. ``removal_fails``: an instance removed
-        meanwhile will never get there."""
+    def wait_until(self, instances, reached, description, removal_fails=False):
+        """Poll the instance list until ``reached(instance or None)`` holds for each of
+        ``instances`` (records read before); the latest list. One list per poll for all of them.
+        ``removal_fails``: an instance removed meanwhile will never get there."""
 
         def unreached(listed):
-            return [instance_id for instance_id in instance_ids if not reached(listed.get(instance_id))]
+            return [instance for instance in instances if not reached(listed.get(instance["id"]))]
 
         def failed(listed):
             problems = []
-            for instance_id in unreached(listed):
-                instance = listed.get(instance_id)
-                if instance is not None and instance.get("status") in BROKEN:
-                    problems.append("{} is {}".format(describe(instance), instance["status"]))
-                elif removal_fails and is_gone(instance):
-                    problems.append(f"instance {self.hostnames.get(instance_id)} ({instance_id}) is being removed")
+            for instance in unreached(listed):
+                current = listed.get(instance["id"])
+                if current is not None and current.get("status") in BROKEN:
+                    problems.append("{} is {}".format(describe(current), current["status"]))
+                elif removal_fails and is_gone(current):
+                    problems.append(f"{describe(instance)} is being removed")
             return "; ".join(problems) or None
 
         def last_seen(listed):
             return ", ".join(
-                "{} {}".format(
-                    self.hostnames.get(instance_id, instance_id), (listed.get(instance_id) or {}).get("status", "gone")
-                )
-                for instance_id in unreached(listed)
+                "{} {}".format(instance.get("hostname"), (listed.get(instance["id"]) or {}).get("status", "gone"))
+                for instance in unreached(listed)
             )
 
         # The latest list answers without a request when every instance already is there (an
         # action is only sent to an instance that is not, so it never answers for one).
-        if self.listed is not None and not unreached(self.listed):
+        if not unreached(self.listed):
             return self.listed
         return self.budget.until(
             self.list_instances, lambda listed: not unreached(listed), description, failed=failed, describe=last_seen
@@ -387,7 +380,7 @@ class InstanceState:
     def wait_set_up(self, instances):
         """Wait for the instances still being set up (the API accepts no action for them yet);
         the instances as they are then (none is read again when none is being set up)."""
-        setting_up = [instance["id"] for instance in instances if instance.get("status") in SETTING_UP]
+        setting_up = [instance for instance in instances if instance.get("status") in SETTING_UP]
         listed = self.wait_until(
             setting_up,
             lambda instance: instance is None or instance.get("status") not in SETTING_UP,
@@ -403,13 +396,8 @@ class InstanceState:
         pending = list(instances)
         done = []
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            fields = {}
-            if action == "delete":
-                fields["volume_ids"] = sorted(
-                    {volume_id for instance in pending for volume_id in doomed[instance["id"]]}
-                )
-                fields["delete_permanently"] = self.params["delete_permanently"]
             self.record_action(action, pending)
+            fields = self.request_fields(action, pending, doomed)
             failures = {
                 failure.instance_id: failure for failure in act_on_many(self.client, ids(pending), action, **fields)
             }
@@ -434,6 +422,14 @@ class InstanceState:
             pending = retry
         return done
 
+    def request_fields(self, action, instances, doomed):
+        """What the bulk request carries besides the action and the ids: a delete names the
+        attached volumes to delete with the instances."""
+        if action != "delete":
+            return {}
+        volume_ids = {volume_id for instance in instances for volume_id in doomed[instance["id"]]}
+        return {"volume_ids": sorted(volume_ids), "delete_permanently": self.params["delete_permanently"]}
+
     def record_action(self, action, instances):
         if instances:
             hostnames = [instance.get("hostname") for instance in instances]
@@ -443,9 +439,7 @@ class InstanceState:
 
     def converge(self):
         self.validate()
-        listed = self.list_instances()
-        found, missing = self.resolve(listed)
-        self.hostnames = {instance["id"]: instance.get("hostname") for instance in found}
+        found, missing = self.resolve(self.list_instances())
         self.refuse_impossible(found, missing)
         to_change = [instance for instance in found if self.needs_change(instance)]
         doomed = self.volumes_to_delete(to_change)
@@ -465,20 +459,20 @@ class InstanceState:
         offline = [instance for instance in instances if instance.get("status") == "offline"]
         if stopped:
             description = f"{len(stopped)} instances to shut down before they hibernate"
-            listed = self.wait_until(ids(stopped), has_status("offline"), description, removal_fails=True)
+            listed = self.wait_until(stopped, has_status("offline"), description, removal_fails=True)
             offline.extend(listed[instance["id"]] for instance in stopped)
         return offline
 
     def finish(self, found, missing, to_change, doomed):
         failed_ids = {failure["id"] for failure in self.failures}
         if self.params["wait"]:
-            waited = [instance_id for instance_id in ids(found) if instance_id not in failed_ids]
+            waited = [instance for instance in found if instance["id"] not in failed_ids]
             description = f"{len(waited)} instances to be {self.target or 'removed'}"
             # an instance removed meanwhile never gets to a status
             listed = self.wait_until(waited, has_status(self.target), description, removal_fails=bool(self.target))
         else:
             listed = self.list_instances() if self.acted else self.listed
-        after = [listed[instance_id] for instance_id in ids(found) if instance_id in listed]
+        after = [listed[instance["id"]] for instance in found if instance["id"] in listed]
         carried_out = [instance for instance in to_change if instance["id"] in self.acted]
         result = self.result(bool(self.acted), found, missing, after, carried_out, doomed)
         if self.failures:
@@ -505,21 +499,20 @@ class InstanceState:
     def result(self, changed, found, missing, after, to_change, doomed):
         result = {"changed": changed, "instances": after, "actions": self.actions, "missing": missing}
         if self.state in ("absent", "hibernated"):
-            deleted = {volume_id for instance_id in ids(to_change) for volume_id in doomed.get(instance_id, [])}
+            deleted = {volume_id for instance in to_change for volume_id in doomed[instance["id"]]}
             attached = {volume_id for instance in to_change for volume_id in instance.get("volume_ids") or []}
-            result["deleted_volume_ids"] = sorted(deleted)
-            result["detached_volume_ids"] = sorted(attached - deleted)
+            result.update(deleted_volume_ids=sorted(deleted), detached_volume_ids=sorted(attached - deleted))
         if self.module._diff:
             result["diff"] = {"before": self.statuses(found), "after": self.statuses(after)}
         return result
 
     def statuses(self, instances):
         """hostname -> status, for ``--diff`` (the id instead where two share a hostname)."""
-        hostnames = [instance.get("hostname") for instance in instances]
+        carrying = Counter(instance.get("hostname") for instance in instances)
         shown = {}
         for instance in instances:
-            unique = hostnames.count(instance.get("hostname")) == 1
-            shown[instance.get("hostname") if unique else instance["id"]] = instance.get("status")
+            hostname = instance.get("hostname")
+            shown[hostname if carrying[hostname] == 1 else instance["id"]] = instance.get("status")
         return shown
 
     def run(self):

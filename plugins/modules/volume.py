@@ -361,9 +361,8 @@ def describe(volume):
 def check_attachable(volume_type, instance_count):
     if instance_count > 1 and volume_type and volume_type not in SHARED_TYPES:
         raise ModuleFailure(
-            "a volume of type {} can be attached to one instance only; shared types ({}) can be attached to several".format(
-                volume_type, ", ".join(SHARED_TYPES[:2])
-            )
+            f"a volume of type {volume_type} can be attached to one instance only; shared types "
+            f"({', '.join(SHARED_TYPES[:2])}) can be attached to several"
         )
 
 
@@ -485,28 +484,8 @@ class Volume(Resource):
         it) to the options: rename, resize, detach, attach and tag it at rest (the API changes
         volumes only at rest), then read it back; none when nothing differs. Every change is
         refused or priced before the first is made."""
-        params, name, size = self.params, self.params["name"], self.params["size"]
-        differing = {
-            option: {"current": volume.get(field), "desired": params[option]}
-            for option, field in (("type", "type"), ("location_code", "location"))
-            if params[option] is not None and params[option] != volume.get(field)
-        }
-        if differing:
-            raise ModuleFailure(
-                "cannot change {} of existing {}: the API cannot; make a new volume instead "
-                "(clone_from copies the data)".format(" and ".join(sorted(differing)), describe(volume)),
-                immutable=differing,
-            )
-        steps = []
-        if params["id"] and name is not None and name != volume.get("name"):
-            steps.append(self.action_step("rename", lambda volume: dict(volume, name=name), name=name))
-        resizing = size is not None and size != volume.get("size")
-        if resizing and size < volume.get("size"):
-            raise ModuleFailure(
-                f"cannot shrink {describe(volume)} from {volume.get('size')} GB to {size} GB: volumes only grow"
-            )
-        if resizing:
-            steps.append(self.action_step("resize", lambda volume: resized(volume, size), size=size))
+        params = self.params
+        steps = self.field_changes(volume)
         to_attach, to_detach = self.attachment_plan(volume)
         if to_detach:
             steps.append(self.detaching(to_detach, must_wait=bool(to_attach) or params["wait"]))
@@ -515,9 +494,35 @@ class Volume(Resource):
         to_add, to_remove = tag_changes(volume, desired_tags(params, volume), params["purge_tags"])
         if to_add or to_remove:
             steps.append(self.tag_step(to_add, to_remove))
-        if resizing or not volume.get("id"):
+        if any(step.name == "resize" for step in steps) or not volume.get("id"):
             self.guard(volume, predict_all(steps, volume))
         return [self.settling("changing it"), *steps, self.read_back()] if steps else []
+
+    def field_changes(self, current):
+        """The rename and the resize of ``current``; what the API cannot change (its type, its
+        location, a smaller size) refused."""
+        params, name, size = self.params, self.params["name"], self.params["size"]
+        differing = {
+            option: {"current": current.get(field), "desired": params[option]}
+            for option, field in (("type", "type"), ("location_code", "location"))
+            if params[option] is not None and params[option] != current.get(field)
+        }
+        if differing:
+            raise ModuleFailure(
+                "cannot change {} of existing {}: the API cannot; make a new volume instead "
+                "(clone_from copies the data)".format(" and ".join(sorted(differing)), describe(current)),
+                immutable=differing,
+            )
+        steps = []
+        if params["id"] and name is not None and name != current.get("name"):
+            steps.append(self.action_step("rename", lambda volume: dict(volume, name=name), name=name))
+        if size is not None and size < current.get("size"):
+            raise ModuleFailure(
+                f"cannot shrink {describe(current)} from {current.get('size')} GB to {size} GB: volumes only grow"
+            )
+        if size is not None and size != current.get("size"):
+            steps.append(self.action_step("resize", lambda volume: resized(volume, size), size=size))
+        return steps
 
     def guard(self, volume, after):
         """Price what a create or a resize makes from the catalog, and refuse it over

@@ -179,3 +179,12 @@ def test_check_mode_sends_nothing_and_predicts_the_requests(api, run_module):
     assert result["actions"][0]["instance_ids"] == [A]
     assert result["missing"] == ["ghost"]
     assert result["diff"] == {"before": {"a": "provisioning", "b": "offline"}, "after": {}}
+
+
+def test_an_instance_removed_while_it_is_waited_for_is_named_by_its_hostname(api, run_module):
+    api.answer(responses.GET, "/instances", json=[instance(A, "a", "provisioning")])
+    api.answer(responses.GET, "/instances", json=[])
+    result = run_module(main, dict(instances=["a"], state="running"))
+    assert api.sent == [("GET", "/instances")] * 2
+    assert result["failed"] is True
+    assert result["msg"] == f"1 instances to be running: instance a ({A}) is being removed"
