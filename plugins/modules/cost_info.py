@@ -137,8 +137,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     read_balance,
     runway_hours,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import run_info
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import normalize_tag_filter
 
 GROUP_FIELDS = ("kind", "location", "instance_type")
@@ -184,13 +184,11 @@ def cost_report(module):
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            group_by=dict(type="list", elements="str", default=["kind"]),
-            tags=dict(type="dict"),
-        ),
+    argument_spec = dict(
+        group_by=dict(type="list", elements="str", default=["kind"]),
+        tags=dict(type="dict"),
     )
-    exit_info(module, lambda: cost_report(module))
+    run_info(argument_spec, cost_report)
 
 
 if __name__ == "__main__":
