@@ -84,9 +84,9 @@ def at_most(value, wanted):
 class Filter:
     """A filter option of an info module: keep the items whose ``field`` (a dotted path; None for
     the whole item) passes ``test(value, option value)``. An option left unset (None, or an
-    empty list or dict) keeps all. ``spec`` is the option's argument spec, for ``filter_options``
-    (modules that share a filter between options of different specs declare the options
-    themselves)."""
+    empty list or dict) keeps all. ``spec`` is the option's argument spec, for ``filter_options``;
+    a filter without one (those shared by options of different specs) leaves its option to the
+    module to declare."""
 
     def __init__(self, option, field, test=equals_any_case, **spec):
         self.option = option
@@ -99,8 +99,8 @@ class Filter:
 
 
 def filter_options(filters, **options):
-    """An info module's argument spec: the option of each filter and the other ``options``."""
-    return dict({item_filter.option: item_filter.spec for item_filter in filters}, **options)
+    """An info module's argument spec: the option of each filter that declares it, and the other ``options``."""
+    return dict({item_filter.option: item_filter.spec for item_filter in filters if item_filter.spec}, **options)
 
 
 def apply_filters(items, filters, params):
@@ -198,12 +198,12 @@ def exit_list_info(
     exit_info(module, read_results)
 
 
-def list_info(key, path, filters=(), argument_spec=None, query=None, **listing):
+def list_info(key, path, filters=(), options=None, query=None, **listing):
     """The whole ``main()`` of an info module that returns a list: the module, whose options are
-    ``argument_spec`` (by default those of its ``filters``), then ``exit_list_info``, with the
+    those of its ``filters`` and ``options`` (``filter_options``), then ``exit_list_info``, with the
     API's filters ``query(params)`` made from the module's options when the query depends on them
     and the rest (``public``, ``paged``...) as there."""
-    module = CloudComputeModule(argument_spec=argument_spec or filter_options(filters))
+    module = CloudComputeModule(argument_spec=filter_options(filters, **(options or {})))
     query = query(module.params) if query else None
     exit_list_info(module, key, path, query=query, filters=filters, **listing)
 
@@ -216,13 +216,16 @@ PRICED_CATALOG_FILTERS = (
     Filter("max_price_per_hour", "price_per_hour", at_most, type="float"),
     Filter("image", "supported_os", includes, type="str"),
 )
+PRICED_CATALOG_OPTIONS = dict(currency=dict(type="str", choices=["usd", "eur"], default="usd"))
 
 
 def priced_catalog_info(key, path, filters):
     """The ``main()`` of a hardware catalog, with the module's own ``filters``, in the chosen currency."""
-    filters = PRICED_CATALOG_FILTERS + filters
-    argument_spec = filter_options(filters, currency=dict(type="str", choices=["usd", "eur"], default="usd"))
-    list_info(key, path, filters, argument_spec, query=lambda params: {"currency": params["currency"]}, public=True)
+
+    def in_currency(params):
+        return {"currency": params["currency"]}
+
+    list_info(key, path, PRICED_CATALOG_FILTERS + filters, PRICED_CATALOG_OPTIONS, query=in_currency, public=True)
 
 
 # The filter options of the resource info modules, each filtering the same way in every module

@@ -123,12 +123,12 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
 
 
 def main():
-    argument_spec = dict(
+    options = dict(
         DEPLOYED_RESOURCE_OPTIONS,
         hostname=dict(type="str", aliases=["name"]),
         cluster_type=dict(type="str"),
     )
-    list_info("clusters", "/clusters", RESOURCE_FILTERS, argument_spec)
+    list_info("clusters", "/clusters", RESOURCE_FILTERS, options)
 
 
 if __name__ == "__main__":

@@ -89,7 +89,7 @@ instance_groups:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, filter_options, list_info
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, list_info
 
 # A group's record names its location location_code, not location.
 FILTERS = (
@@ -100,7 +100,7 @@ FILTERS = (
 
 
 def main():
-    list_info("instance_groups", "/instance-groups", FILTERS, filter_options(FILTERS, id=dict(type="str")))
+    list_info("instance_groups", "/instance-groups", FILTERS, dict(id=dict(type="str")))
 
 
 if __name__ == "__main__":

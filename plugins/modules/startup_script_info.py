@@ -90,13 +90,13 @@ def scripts_query(params):
 
 
 def main():
-    argument_spec = dict(
+    options = dict(
         id=dict(type="str"),
         name=dict(type="str"),
         name_contains=dict(type="str"),
         order=dict(type="str", choices=["asc", "desc"], default="desc"),
     )
-    list_info("startup_scripts", "/scripts", FILTERS, argument_spec, query=scripts_query, paged=True)
+    list_info("startup_scripts", "/scripts", FILTERS, options, query=scripts_query, paged=True)
 
 
 if __name__ == "__main__":
