@@ -151,15 +151,16 @@ def group_value(item, field):
 
 
 def grouped(items, group_by):
-    groups = {}
+    """One group per combination of the ``group_by`` values: the hourly prices of its resources
+    summed, and counted; the most expensive first."""
+    prices = {}
     for item in items:
-        key = tuple(group_value(item, field) for field in group_by)
-        group = groups.setdefault(key, dict(zip(group_by, key), price_per_hour=0.0, count=0))
-        group["price_per_hour"] += item["price_per_hour"]
-        group["count"] += 1
-    for group in groups.values():
-        group["price_per_hour"] = round(group["price_per_hour"], 4)
-    return sorted(groups.values(), key=lambda group: -group["price_per_hour"])
+        prices.setdefault(tuple(group_value(item, field) for field in group_by), []).append(item["price_per_hour"])
+    groups = [
+        dict(zip(group_by, key), price_per_hour=round(sum(each, 0.0), 4), count=len(each))
+        for key, each in prices.items()
+    ]
+    return sorted(groups, key=lambda group: -group["price_per_hour"])
 
 
 def validate_group_by(group_by):
