@@ -23,6 +23,7 @@ Filters compare one way in every info module:
 from contextlib import contextmanager
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, api_path, path_value
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
@@ -83,9 +84,9 @@ def at_most(value, wanted):
 class Filter:
     """A filter option of an info module: keep the items whose ``field`` (a dotted path; None for
     the whole item) passes ``test(value, option value)``. An option left unset (None, or an
-    empty list or dict) keeps all. ``spec`` is the option's argument spec, for ``filter_options``
-    (modules that share a filter between options of different specs declare the options
-    themselves)."""
+    empty list or dict) keeps all. ``spec`` is the option's argument spec, for ``filter_options``;
+    a filter without one (those shared by options of different specs) leaves its option to the
+    module to declare."""
 
     def __init__(self, option, field, test=equals_any_case, **spec):
         self.option = option
@@ -98,16 +99,15 @@ class Filter:
 
 
 def filter_options(filters, **options):
-    """An info module's argument spec: the option of each filter and the other ``options``."""
-    return dict({item_filter.option: item_filter.spec for item_filter in filters}, **options)
+    """An info module's argument spec: the option of each filter that declares it, and the other ``options``."""
+    return dict({item_filter.option: item_filter.spec for item_filter in filters if item_filter.spec}, **options)
 
 
 def apply_filters(items, filters, params):
     for item_filter in filters:
         wanted = params.get(item_filter.option)
-        if wanted is None or wanted == [] or wanted == {}:
-            continue
-        items = [item for item in items if item_filter.keeps(item, wanted)]
+        if wanted not in (None, [], {}):
+            items = [item for item in items if item_filter.keeps(item, wanted)]
     return items
 
 
@@ -154,6 +154,13 @@ def exit_info(module, read_results):
     module.exit_json(changed=False, **module.run(read_results))
 
 
+def run_info(argument_spec, read_results):
+    """The whole ``main()`` of an info module: the module with these options, then ``exit_info``
+    with ``read_results(module)``."""
+    module = CloudComputeModule(argument_spec=argument_spec)
+    exit_info(module, lambda: read_results(module))
+
+
 def exit_list_info(
     module, key, path, query=None, filters=(), public=False, hints=None, paged=False, list_all=None, shown=None
 ):
@@ -191,6 +198,16 @@ def exit_list_info(
     exit_info(module, read_results)
 
 
+def list_info(key, path, filters=(), options=None, query=None, **listing):
+    """The whole ``main()`` of an info module that returns a list: the module, whose options are
+    those of its ``filters`` and ``options`` (``filter_options``), then ``exit_list_info``, with the
+    API's filters ``query(params)`` made from the module's options when the query depends on them
+    and the rest (``public``, ``paged``...) as there."""
+    module = CloudComputeModule(argument_spec=filter_options(filters, **(options or {})))
+    query = query(module.params) if query else None
+    exit_list_info(module, key, path, query=query, filters=filters, **listing)
+
+
 # The hardware catalogs (instance types, cluster types): public, priced in the chosen currency,
 # and filtered alike by GPU model, manufacturer, price and supported image.
 PRICED_CATALOG_FILTERS = (
@@ -199,26 +216,16 @@ PRICED_CATALOG_FILTERS = (
     Filter("max_price_per_hour", "price_per_hour", at_most, type="float"),
     Filter("image", "supported_os", includes, type="str"),
 )
+PRICED_CATALOG_OPTIONS = dict(currency=dict(type="str", choices=["usd", "eur"], default="usd"))
 
 
-def priced_catalog_options(filters):
-    """The argument spec of a hardware catalog with the module's own ``filters``."""
-    return filter_options(
-        PRICED_CATALOG_FILTERS + tuple(filters), currency=dict(type="str", choices=["usd", "eur"], default="usd")
-    )
+def priced_catalog_info(key, path, filters):
+    """The ``main()`` of a hardware catalog, with the module's own ``filters``, in the chosen currency."""
 
+    def in_currency(params):
+        return {"currency": params["currency"]}
 
-def exit_priced_catalog_info(module, key, path, filters):
-    """A hardware catalog (``priced_catalog_options``, with the module's own ``filters``) in the
-    chosen currency."""
-    exit_list_info(
-        module,
-        key,
-        path,
-        query={"currency": module.params["currency"]},
-        filters=PRICED_CATALOG_FILTERS + tuple(filters),
-        public=True,
-    )
+    list_info(key, path, PRICED_CATALOG_FILTERS + filters, PRICED_CATALOG_OPTIONS, query=in_currency, public=True)
 
 
 # The filter options of the resource info modules, each filtering the same way in every module

@@ -58,10 +58,6 @@ def _with_variable(option):
     return "{} (or {})".format(option, COMMON_ARGUMENT_SPEC[option]["fallback"][1][0])
 
 
-def _names(option, spec):
-    return [option] + list(spec.get("aliases") or [])
-
-
 def _holds_secrets(suboptions):
     return any(spec.get("no_log") or _holds_secrets(spec.get("options") or {}) for spec in suboptions.values())
 
@@ -82,7 +78,7 @@ def checkable_spec(argument_spec, params):
         if not suboptions or spec.get("type") not in ("dict", "list") or not isinstance(params, dict):
             continue
         items = []
-        for value in (params[name] for name in _names(option, spec) if name in params):
+        for value in (params[name] for name in (option, *(spec.get("aliases") or ())) if name in params):
             # Ansible goes through a list's items even where one dictionary is expected
             items.extend(value if isinstance(value, list) else [value])
         if any(isinstance(item, (bool, int, float)) for item in items):
@@ -156,16 +152,12 @@ class CloudComputeModule(AnsibleModule):
                 self.warn(note)
             self._client.notes = []
 
-    def fail_api(self, error, **result):
-        """Fail with the API's code, message and status in ``failure``, never a traceback."""
-        self.fail_json(msg=str(error), failure=error.to_failure(), **result)
-
     def run(self, action):
         """Call ``action()`` and turn the failures it raises into clean ``fail_json`` results."""
         try:
             return action()
-        except ApiError as error:
-            self.fail_api(error)
+        except ApiError as error:  # the API's code, message and status in ``failure``
+            self.fail_json(msg=str(error), failure=error.to_failure())
         except ModuleFailure as failure:
             self.fail_json(msg=failure.msg, **failure.result)
         except MissingCredentials as missing:

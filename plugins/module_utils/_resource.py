@@ -13,6 +13,7 @@ diff, the wait budget and the result shape stay here.
 
 import calendar
 import datetime
+import functools
 import time
 from contextlib import contextmanager
 
@@ -194,24 +195,19 @@ class References:
         self.name_field = name_field
         self.known = [record for record in known if record]
         self.scope = scope
-        self._listed = None
 
+    @functools.cached_property
     def listed(self):
-        if self._listed is None:
-            self._listed = self.list_all() or []
-        return self._listed
+        return self.list_all() or []
 
     def _match(self, records, reference):
-        by_id = [record for record in records if record.get("id") == reference]
-        if by_id:
-            return by_id[0]
-        return pick_one(
-            [record for record in records if record.get(self.name_field) == reference], self.what, reference
-        )
+        by_id = next((record for record in records if record.get("id") == reference), None)
+        named = [record for record in records if record.get(self.name_field) == reference]
+        return by_id or pick_one(named, self.what, reference)
 
     def record(self, reference):
         """The record named by ``reference`` (id or name); ModuleFailure when there is none."""
-        found = self._match(self.known, reference) or self._match(self.listed(), reference)
+        found = self._match(self.known, reference) or self._match(self.listed, reference)
         if found is None:
             raise ModuleFailure(f"{self.what} {reference!r} not found{self.scope}")
         return found
@@ -283,11 +279,8 @@ class Resource:
     going_away = ()  # statuses of a resource being removed: it no longer holds its name
     required_to_create = ()  # options without which a task that may create one is refused
 
-    @property
-    def noun(self):
-        return self.key.replace("_", " ")
-
     def __init__(self, module):
+        self.noun = self.key.replace("_", " ")
         self.module = module
         self.params = module.params
         self.client = module.client
@@ -371,10 +364,6 @@ class Resource:
                     raise
                 interval = self.budget.pause(interval, left)
 
-    def same_name(self, name):
-        """Every live resource carrying ``name``, read afresh (one call)."""
-        return [item for item in self.carrying(name) if item.get("status") not in self.going_away]
-
     def create_unique(self, path, body, exclude_id=None, **create_options):
         """``client.create()`` the resource ``body`` names, making sure the name ends up carried
         once; return the id of the resource to converge (``exclude_id``: one being replaced).
@@ -389,7 +378,9 @@ class Resource:
         recovered = []
 
         def carrying_name():
-            return sorted((item for item in self.same_name(name) if item.get("id") != exclude_id), key=creation_order)
+            """Every live resource carrying the name but the one replaced, read afresh, the winner first."""
+            live = [item for item in self.carrying(name) if item.get("status") not in self.going_away]
+            return sorted((item for item in live if item.get("id") != exclude_id), key=creation_order)
 
         def oldest_after_lost_response():
             same = carrying_name()
@@ -459,9 +450,7 @@ class Resource:
         """The part of a resource shown in ``--diff``: its id and the declared fields."""
         if not resource:
             return {}
-        shown = dict((field.api, resource.get(field.api)) for field in self.fields)
-        shown["id"] = resource.get("id")
-        return shown
+        return dict({field.api: resource.get(field.api) for field in self.fields}, id=resource.get("id"))
 
     # --------------------------------------------------------------------------- actions
 
@@ -471,12 +460,7 @@ class Resource:
         ``exclude_id`` is the resource being replaced, which keeps its name meanwhile."""
         body = dict((field.api, template.get(field.api)) for field in self.fields) if template else {}
         body.update(self.desired())
-        resource_id = self.create_unique(self.path, body, exclude_id=exclude_id)
-        return self.wait_created(resource_id)
-
-    def wait_created(self, resource_id):
-        """Read the new resource back (resources with a lifecycle wait here)."""
-        return self.fetch(resource_id)
+        return self.fetch(self.create_unique(self.path, body, exclude_id=exclude_id))
 
     def update(self, current, changes):
         body = dict((field.api, value) for field, value in changes)

@@ -81,8 +81,7 @@ def desired_tags(params, resource=None):
     current = current_tags(resource) if resource else {}
     if expires_in is not None and current.get(EXPIRY_TAG):
         expiry = current[EXPIRY_TAG]
-    wanted = dict(current if tags is None else tags)
-    wanted[EXPIRY_TAG] = expiry
+    wanted = {**(current if tags is None else tags), EXPIRY_TAG: expiry}
     if len(wanted) > MAX_TAGS:
         raise ModuleFailure(
             f"at most {MAX_TAGS} tags are allowed per resource; with the {EXPIRY_TAG} tag there would be {len(wanted)}"

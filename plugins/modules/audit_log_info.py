@@ -160,8 +160,8 @@ expires_at:
 
 import json
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, hinted, read, set_only
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import hinted, read, run_info, set_only
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 
 MAX_PAGE_SIZE = 100
 FILTER_OPTIONS = ("action", "object_type", "start_date", "end_date")
@@ -216,28 +216,27 @@ def read_pages(client, params, filters):
             return {"events": events, "cursor": cursor}
 
 
-def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            action=dict(type="str"),
-            object_type=dict(type="str"),
-            start_date=dict(type="str"),
-            end_date=dict(type="str"),
-            page_size=dict(type="int", default=MAX_PAGE_SIZE),
-            limit=dict(type="int", default=1000),
-            cursor=dict(type="str"),
-            export=dict(type="bool", default=False),
-            fetch_export=dict(type="bool", default=False),
-        ),
-    )
+def read_audit_log(module):
+    """The events, or the export, that the options ask for."""
     params = module.params
+    validate(params)
+    filters = {name: params[name] for name in FILTER_OPTIONS}
+    return (export if params["export"] else read_pages)(module.client, params, filters)
 
-    def run():
-        validate(params)
-        filters = {name: params[name] for name in FILTER_OPTIONS}
-        return (export if params["export"] else read_pages)(module.client, params, filters)
 
-    exit_info(module, run)
+def main():
+    argument_spec = dict(
+        action=dict(type="str"),
+        object_type=dict(type="str"),
+        start_date=dict(type="str"),
+        end_date=dict(type="str"),
+        page_size=dict(type="int", default=MAX_PAGE_SIZE),
+        limit=dict(type="int", default=1000),
+        cursor=dict(type="str"),
+        export=dict(type="bool", default=False),
+        fetch_export=dict(type="bool", default=False),
+    )
+    run_info(argument_spec, read_audit_log)
 
 
 if __name__ == "__main__":

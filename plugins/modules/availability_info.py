@@ -109,12 +109,12 @@ available:
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import CODE, api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
-    exit_info,
     read,
     read_list,
+    run_info,
     unknown_type_hints,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 
 PATHS = {"instance": "/instance-availability", "cluster": "/cluster-availability"}
 
@@ -140,15 +140,13 @@ def read_availability(client, params):
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            kind=dict(type="str", choices=["instance", "cluster"], default="instance"),
-            type=dict(type="str", aliases=["instance_type", "cluster_type"]),
-            location_code=dict(type="str"),
-            spot=dict(type="bool", default=False),
-        ),
+    argument_spec = dict(
+        kind=dict(type="str", choices=["instance", "cluster"], default="instance"),
+        type=dict(type="str", aliases=["instance_type", "cluster_type"]),
+        location_code=dict(type="str"),
+        spot=dict(type="bool", default=False),
     )
-    exit_info(module, lambda: read_availability(module.client, module.params))
+    run_info(argument_spec, lambda module: read_availability(module.client, module.params))
 
 
 if __name__ == "__main__":

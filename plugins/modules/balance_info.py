@@ -48,13 +48,11 @@ balance:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import single_item
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, read
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import read, run_info
 
 
 def main():
-    module = CloudComputeModule(argument_spec=dict())
-    exit_info(module, lambda: {"balance": single_item(read(module.client, "/balance")) or {}})
+    run_info(dict(), lambda module: {"balance": single_item(read(module.client, "/balance")) or {}})
 
 
 if __name__ == "__main__":

@@ -118,20 +118,17 @@ clusters:
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
     DEPLOYED_RESOURCE_OPTIONS,
     RESOURCE_FILTERS,
-    exit_list_info,
+    list_info,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            DEPLOYED_RESOURCE_OPTIONS,
-            hostname=dict(type="str", aliases=["name"]),
-            cluster_type=dict(type="str"),
-        ),
+    options = dict(
+        DEPLOYED_RESOURCE_OPTIONS,
+        hostname=dict(type="str", aliases=["name"]),
+        cluster_type=dict(type="str"),
     )
-    exit_list_info(module, "clusters", "/clusters", filters=RESOURCE_FILTERS)
+    list_info("clusters", "/clusters", RESOURCE_FILTERS, options)
 
 
 if __name__ == "__main__":

@@ -127,19 +127,13 @@ cluster_types:
       elements: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
-    Filter,
-    exit_priced_catalog_info,
-    priced_catalog_options,
-)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, priced_catalog_info
 
 FILTERS = (Filter("cluster_type", "cluster_type", type="list", elements="str"),)
 
 
 def main():
-    module = CloudComputeModule(argument_spec=priced_catalog_options(FILTERS))
-    exit_priced_catalog_info(module, "cluster_types", "/cluster-types", FILTERS)
+    priced_catalog_info("cluster_types", "/cluster-types", FILTERS)
 
 
 if __name__ == "__main__":

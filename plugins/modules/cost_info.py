@@ -137,8 +137,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     read_balance,
     runway_hours,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import run_info
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import normalize_tag_filter
 
 GROUP_FIELDS = ("kind", "location", "instance_type")
@@ -151,15 +151,16 @@ def group_value(item, field):
 
 
 def grouped(items, group_by):
-    groups = {}
+    """One group per combination of the ``group_by`` values: the hourly prices of its resources
+    summed, and counted; the most expensive first."""
+    prices = {}
     for item in items:
-        key = tuple(group_value(item, field) for field in group_by)
-        group = groups.setdefault(key, dict(zip(group_by, key), price_per_hour=0.0, count=0))
-        group["price_per_hour"] += item["price_per_hour"]
-        group["count"] += 1
-    for group in groups.values():
-        group["price_per_hour"] = round(group["price_per_hour"], 4)
-    return sorted(groups.values(), key=lambda group: -group["price_per_hour"])
+        prices.setdefault(tuple(group_value(item, field) for field in group_by), []).append(item["price_per_hour"])
+    groups = [
+        dict(zip(group_by, key), price_per_hour=round(sum(each, 0.0), 4), count=len(each))
+        for key, each in prices.items()
+    ]
+    return sorted(groups, key=lambda group: -group["price_per_hour"])
 
 
 def validate_group_by(group_by):
@@ -184,13 +185,11 @@ def cost_report(module):
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            group_by=dict(type="list", elements="str", default=["kind"]),
-            tags=dict(type="dict"),
-        ),
+    argument_spec = dict(
+        group_by=dict(type="list", elements="str", default=["kind"]),
+        tags=dict(type="dict"),
     )
-    exit_info(module, lambda: cost_report(module))
+    run_info(argument_spec, cost_report)
 
 
 if __name__ == "__main__":

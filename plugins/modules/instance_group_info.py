@@ -89,27 +89,18 @@ instance_groups:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, exit_list_info
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, list_info
 
 # A group's record names its location location_code, not location.
 FILTERS = (
-    Filter("name", "name", exactly),
-    Filter("location_code", "location_code"),
-    Filter("instance_type", "instance_type"),
+    Filter("name", "name", exactly, type="str"),
+    Filter("location_code", "location_code", type="str", aliases=["location"]),
+    Filter("instance_type", "instance_type", type="str"),
 )
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            id=dict(type="str"),
-            name=dict(type="str"),
-            location_code=dict(type="str", aliases=["location"]),
-            instance_type=dict(type="str"),
-        ),
-    )
-    exit_list_info(module, "instance_groups", "/instance-groups", filters=FILTERS)
+    list_info("instance_groups", "/instance-groups", FILTERS, dict(id=dict(type="str")))
 
 
 if __name__ == "__main__":

@@ -191,10 +191,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
     Filter,
     at_least,
     at_most,
-    exit_priced_catalog_info,
-    priced_catalog_options,
+    priced_catalog_info,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 FILTERS = (
     Filter("instance_type", "instance_type", type="list", elements="str"),
@@ -205,8 +203,7 @@ FILTERS = (
 
 
 def main():
-    module = CloudComputeModule(argument_spec=priced_catalog_options(FILTERS))
-    exit_priced_catalog_info(module, "instance_types", "/instance-types", FILTERS)
+    priced_catalog_info("instance_types", "/instance-types", FILTERS)
 
 
 if __name__ == "__main__":

@@ -66,8 +66,7 @@ locations:
       sample: FI
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exit_list_info, filter_options
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, list_info
 
 FILTERS = (
     Filter("code", "code", type="list", elements="str"),
@@ -76,8 +75,7 @@ FILTERS = (
 
 
 def main():
-    module = CloudComputeModule(argument_spec=filter_options(FILTERS))
-    exit_list_info(module, "locations", "/locations", filters=FILTERS)
+    list_info("locations", "/locations", FILTERS)
 
 
 if __name__ == "__main__":

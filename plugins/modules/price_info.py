@@ -190,8 +190,7 @@ container_registry_price:
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import single_item
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import exit_info, read, read_list
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import read, read_list, run_info
 
 # include value (and result key) -> (path, public endpoint?)
 PRICE_LISTS = {
@@ -216,21 +215,19 @@ def read_price_list(client, params, name):
     return items
 
 
-def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            include=dict(type="list", elements="str", choices=list(PRICE_LISTS), default=list(PRICE_LISTS)),
-            currency=dict(type="str", choices=["usd", "eur"], default="usd"),
-            enabled_only=dict(type="bool", default=False),
-        ),
-    )
+def read_price_lists(module):
+    """Each price list ``include`` names, under its name, in the order of ``PRICE_LISTS``."""
     params = module.params
-    exit_info(
-        module,
-        lambda: {
-            name: read_price_list(module.client, params, name) for name in PRICE_LISTS if name in params["include"]
-        },
+    return {name: read_price_list(module.client, params, name) for name in PRICE_LISTS if name in params["include"]}
+
+
+def main():
+    argument_spec = dict(
+        include=dict(type="list", elements="str", choices=list(PRICE_LISTS), default=list(PRICE_LISTS)),
+        currency=dict(type="str", choices=["usd", "eur"], default="usd"),
+        enabled_only=dict(type="bool", default=False),
     )
+    run_info(argument_spec, read_price_lists)
 
 
 if __name__ == "__main__":

@@ -62,18 +62,11 @@ ssh_keys:
       type: str
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import RESOURCE_FILTERS, exit_list_info
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import RESOURCE_FILTERS, list_info
 
 
 def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            id=dict(type="str"),
-            name=dict(type="str"),
-        ),
-    )
-    exit_list_info(module, "ssh_keys", "/ssh-keys", filters=RESOURCE_FILTERS)
+    list_info("ssh_keys", "/ssh-keys", RESOURCE_FILTERS, dict(id=dict(type="str"), name=dict(type="str")))
 
 
 if __name__ == "__main__":

@@ -74,30 +74,29 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
     RESOURCE_FILTERS,
     Filter,
     contains_text,
-    exit_list_info,
+    list_info,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 
 FILTERS = RESOURCE_FILTERS + (Filter("name_contains", "name", contains_text),)
 
 
-def main():
-    module = CloudComputeModule(
-        argument_spec=dict(
-            id=dict(type="str"),
-            name=dict(type="str"),
-            name_contains=dict(type="str"),
-            order=dict(type="str", choices=["asc", "desc"], default="desc"),
-        ),
-    )
-    params = module.params
+def scripts_query(params):
     # The API's name filter is a partial match; an exact name narrows the list it answers.
-    query = {
+    return {
         "orderBy": "created_at",
         "orderDirection": params["order"],
         "name": params["name_contains"] or params["name"] or None,
     }
-    exit_list_info(module, "startup_scripts", "/scripts", query=query, filters=FILTERS, paged=True)
+
+
+def main():
+    options = dict(
+        id=dict(type="str"),
+        name=dict(type="str"),
+        name_contains=dict(type="str"),
+        order=dict(type="str", choices=["asc", "desc"], default="desc"),
+    )
+    list_info("startup_scripts", "/scripts", FILTERS, options, query=scripts_query, paged=True)
 
 
 if __name__ == "__main__":

@@ -89,13 +89,7 @@ volume_types:
       type: float
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
-    Filter,
-    exactly,
-    exit_list_info,
-    filter_options,
-)
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import Filter, exactly, list_info
 
 FILTERS = (
     Filter("type", "type", type="list", elements="str"),
@@ -104,8 +98,7 @@ FILTERS = (
 
 
 def main():
-    module = CloudComputeModule(argument_spec=filter_options(FILTERS))
-    exit_list_info(module, "volume_types", "/volume-types", filters=FILTERS, public=True)
+    list_info("volume_types", "/volume-types", FILTERS, public=True)
 
 
 if __name__ == "__main__":

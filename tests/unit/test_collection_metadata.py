@@ -27,5 +27,8 @@ def test_every_module_documents_the_common_options_through_the_fragment():
     for path in (COLLECTION / "plugins" / "modules").glob("*.py"):
         source = path.read_text()
         assert "cloudcompute.cloud.common" in source, path.name
-        # built here, or by the one shared reader of the deployment info twins
-        assert re.search(r"CloudComputeModule\(|exit_deployment_info\(", source), path.name
+        # built here, or by a shared builder of info modules (list_info, priced_catalog_info, run_info)
+        # or by the one shared reader of the deployment info twins
+        assert re.search(r"CloudComputeModule\(|(list|priced_catalog|run)_info\(|exit_deployment_info\(", source), (
+            path.name
+        )

@@ -11,6 +11,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._info import (
     equals_any_case,
     exactly,
     field_value,
+    filter_options,
     includes,
     set_only,
 )
@@ -149,3 +150,9 @@ def test_a_filter_on_the_whole_item():
     items = [{"id": "a", "status": "detached"}, {"id": "b", "status": "deleted"}]
     assert ids(apply_filters(items, [visible], {"include_trash": False})) == ["a"]
     assert ids(apply_filters(items, [visible], {"include_trash": True})) == ["a", "b"]
+
+
+def test_the_options_of_a_module_come_from_the_filters_that_declare_them():
+    filters = RESOURCE_FILTERS + (Filter("shared_fs", "is_shared_fs", exactly, type="bool"),)
+    # the resource filters declare no spec: a module that has one of their options declares it itself
+    assert filter_options(filters, id=dict(type="str")) == {"shared_fs": {"type": "bool"}, "id": {"type": "str"}}
