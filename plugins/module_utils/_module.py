@@ -99,7 +99,7 @@ JUPYTER_TOKEN_MASK = "********"
 
 
 class CloudComputeModule(AnsibleModule):
-    """An AnsibleModule with the common options, a lazily built API client, and ``fail_api``."""
+    """An AnsibleModule with the common options, a lazily built API client, and ``run``: failures as clean results."""
 
     def __init__(self, argument_spec, **kwargs):
         spec = checkable_spec(dict(COMMON_ARGUMENT_SPEC, **argument_spec), _load_params())
