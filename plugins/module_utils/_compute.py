@@ -80,6 +80,10 @@ def compute_argument_spec(resource_class, own_options, own_placement_options=Non
     return argument_spec
 
 
+# The status a module's ``state`` (an instance's, a worker node's) powers it to.
+POWER_STATUS = {"running": "running", "stopped": "offline"}
+
+
 def power_action(what, status, target, force, start="start", started="started"):
     """The action taking ``what`` from ``status`` to ``target`` (running or offline), None when it
     is there already; refused when it is neither there nor where the action starts from.
@@ -98,6 +102,13 @@ class Compute(Resource):
     what is their own: the rest of the deploy request and its prediction, their own steps.
 
     Besides the hooks below, a subclass writes:
+    ``check_options()``: refuse this kind's contradictory options, before any API call;
+    ``settled(found)``: ``found`` once the API accepts the changes the plan is about to make (it
+    may wait here for a setup to finish);
+    ``own_request()``: the deploy request's fields of this kind of resource;
+    ``after_deploy_steps()``: the steps after the deploy (power, nodes);
+    ``state_steps(current)``: the steps bringing the state of an existing ``current`` to the
+    options (power, nodes);
     ``deploy_cost(body)``: what deploying ``body`` costs per hour, from the public catalogs;
     ``wait_up(resource_id)``: the resource once it is up (running, and a cluster's nodes there);
     ``discard(created, body)``: delete ``created``, deployed from ``body`` by this task and lost to
@@ -142,7 +153,7 @@ class Compute(Resource):
             # imported only by a task that places: each task compiles what it imports
             from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement
 
-            self.placement = Placement(module, self.key, self.budget, self.prices)
+            self.placement = Placement(self)
         # what the result reports besides the resource, set by the plan and its steps
         self.runway = None
         self.placed = None
@@ -159,10 +170,7 @@ class Compute(Resource):
 
     def find_by_name(self, name, exclude_id=None):
         # one being removed keeps its hostname for a moment; a new one may already carry it
-        named = [
-            item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id
-        ]
-        return live_one(named, self.noun, name)
+        return live_one([item for item in self.carrying(name) if item.get("id") != exclude_id], self.noun, name)
 
     def validate(self):
         self.desired_tags = desired_tags(self.params)
@@ -171,9 +179,6 @@ class Compute(Resource):
             self.placement.validate()
         check_cap_option(self.params["max_price_per_hour"])
         check_runway_option(self.params["min_balance_hours"])
-
-    def check_options(self):
-        """Refuse this kind's contradictory options, before any API call."""
 
     # ------------------------------------------------------------------------- lookup
 
@@ -197,11 +202,6 @@ class Compute(Resource):
             self.wait_gone(found["id"])
         return None
 
-    def settled(self, found):
-        """``found`` once the API accepts the changes the plan is about to make (a subclass
-        waits here for a setup to finish)."""
-        return found
-
     def removal_left(self, found):
         """Is there still something to remove from ``found``, already being removed?"""
         return False
@@ -214,6 +214,8 @@ class Compute(Resource):
             return f"the {self.noun} disappeared"
         if resource.get("status") in BROKEN:
             return f"the {self.noun} is {resource['status']}"
+        if resource.get("status") in GOING_AWAY:
+            return f"the {self.noun} is being removed (status {resource['status']})"
         return None
 
     def wait_for(self, resource_id, done, description, failed=True):
@@ -259,15 +261,10 @@ class Compute(Resource):
             raise ModuleFailure(
                 f"{self.noun} {params['hostname']!r} does not exist; to deploy it, give {', '.join(missing)}"
             )
-        body = {
-            "hostname": params["hostname"],
-            self.type_option: params[self.type_option],
-            "location_code": params["location_code"],
-            "image": params["image"],
-        }
-        for option in ("description", "contract") + self.passed_options:
-            if params[option] is not None:
-                body[option] = params[option]
+        # these four always (a placement or the instance's OS volume may change them), the rest when given
+        body = {option: params[option] for option in ("hostname", self.type_option, "location_code", "image")}
+        passed = ("description", "contract") + self.passed_options
+        body.update((option, params[option]) for option in passed if params[option] is not None)
         if params["ssh_keys"]:
             body["ssh_key_ids"] = self.ssh_key_references.ids(params["ssh_keys"])
         if params["startup_script"]:
@@ -280,10 +277,6 @@ class Compute(Resource):
     def also_missing(self):
         """What else the deploy lacks (options given one or the other)."""
         return []
-
-    def own_request(self):
-        """The deploy request's fields of this kind of resource."""
-        return {}
 
     def predicted_deploy(self, body):
         """What deploying ``body`` leaves, as far as the request says."""
@@ -330,21 +323,9 @@ class Compute(Resource):
         mode) and the body as it was (or would be) deployed."""
         if not self.placement:
             return (None if self.module.check_mode else self.create_deployed(body)), body
-        from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import over_cap  # deploy only
-
-        cap = self.params["max_price_per_hour"]
-
-        def over_the_cap(location, code, spot):
-            candidate = f"{code}{' (spot)' if spot else ''} in {location}"
-            return over_cap(self.deploy_cost(self.placement.body_for(body, location, code, spot)), cap, candidate)
-
-        resource_id, self.placed = self.placement.place(
-            lambda *candidate: self.create_deployed(self.placement.body_for(body, *candidate)),
-            over_the_cap if cap is not None else None,
-        )
-        return resource_id, self.placement.body_for(
-            body, self.placed["location_code"], self.placed[self.type_option], self.placed["spot"]
-        )
+        resource_id, self.placed = self.placement.place(body)
+        candidate = (self.placed["location_code"], self.placed[self.type_option], self.placed["spot"])
+        return resource_id, self.placement.body_for(body, *candidate)
 
     def deployment(self, then_up):
         """The deploy step: the request is built (names resolved, options checked) before any
@@ -411,13 +392,10 @@ class Compute(Resource):
         )
 
     def tagging(self, resource):
-        """The step bringing the tags of ``resource`` to the options, or None."""
+        """The steps bringing the tags of ``resource`` to the options (none when they agree); the
+        steps after them (power, nodes) start from the resource read back."""
         to_add, to_remove = tag_changes(resource, desired_tags(self.params, resource), self.params["purge_tags"])
-        if not (to_add or to_remove):
-            return None
-        step = self.tag_step(to_add, to_remove)
-        # the steps after it (power, nodes) start from the resource as it is now
-        return Step(step.name, lambda current: self.fetch(step.apply(current)["id"]), step.predict)
+        return [self.tag_step(to_add, to_remove), self.read_back()] if to_add or to_remove else []
 
     def plan(self, current):
         if self.params["state"] in self.gone_states:
@@ -427,24 +405,25 @@ class Compute(Resource):
             return [self.deployment(then_up=bool(after_deploy))] + after_deploy
         if self.placement:
             self.placed = self.placement.of_existing(current)
-        return [step for step in [self.tagging(current)] + self.state_steps(current) if step]
+        return self.tagging(current) + self.state_steps(current)
 
-    def after_deploy_steps(self):
-        """Steps after the deploy (power, nodes)."""
-        return []
-
-    def state_steps(self, current):
-        """Steps bringing the state of an existing ``current`` to the options (power, nodes)."""
-        return []
+    def finishing_setup(self, settle, predict, changes=False):
+        """The step of one still being set up, which comes up by itself: ``settle(resource)`` waits
+        for it, when the task waits."""
+        return Step(
+            "finish setup",
+            lambda resource: settle(resource) if self.params["wait"] else resource,
+            predict,
+            changes=changes,
+        )
 
     # ------------------------------------------------------------------------ result
 
     def result(self, changed, before, after):
         if self.planned_cost is None:
             after_cost = self.existing_cost(after) if after else cost([])
-        elif self.module.check_mode:
-            after_cost = self.planned_cost
         else:
+            # a deploy: its planned cost, at the price the API reports for the new one (a prediction has none)
             after_cost = with_reported_price(self.planned_cost, after)
         before_cost = self.existing_cost(before) if before else None
         shown_before, shown_after = self.module.hide_jupyter_tokens([before, after])

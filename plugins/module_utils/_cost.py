@@ -122,11 +122,10 @@ def cluster_hourly_price(cluster_types, cluster_type):
 def describe_cost(cost_value):
     """One line naming the total and what makes it up, for messages."""
 
-    def described(part):
-        price = part["price_per_hour"]
-        return f"{part['item']} {'not priced' if price is None else price}"
-
-    basis = ", ".join(map(described, cost_value["basis"]))
+    basis = ", ".join(
+        f"{part['item']} {'not priced' if part['price_per_hour'] is None else part['price_per_hour']}"
+        for part in cost_value["basis"]
+    )
     return f"{cost_value['price_per_hour']} {cost_value['currency']}/h ({basis})"
 
 

@@ -49,28 +49,13 @@ def cost(parts, currency=CURRENCY):
     }
 
 
-def contract_label(spot, contract):
-    if spot:
-        return "spot"
-    return "long-term, on-demand price" if contract == "LONG_TERM" else "on-demand"
-
-
 def instance_part(instance_type, spot, contract, price):
-    return (f"instance {instance_type} ({contract_label(spot, contract)})", price)
+    charged_as = "spot" if spot else "long-term, on-demand price" if contract == "LONG_TERM" else "on-demand"
+    return (f"instance {instance_type} ({charged_as})", price)
 
 
 def volume_part(what, volume_type, size, price):
     return (f"{what} {volume_type} {size} GB", price)
-
-
-def existing_instance_cost(instance):
-    """What an existing instance costs, as the API reports it (its volumes are priced apart)."""
-    spot, contract = instance.get("is_spot"), instance.get("contract")
-    return cost([instance_part(instance.get("instance_type"), spot, contract, reported_price(instance))])
-
-
-def existing_cluster_cost(cluster):
-    return cost([(f"cluster {cluster.get('cluster_type')}", reported_price(cluster))])
 
 
 def existing_volume_cost(volume):
