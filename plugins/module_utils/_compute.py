@@ -127,7 +127,8 @@ class Compute(Resource):
     being_removed = "being removed"
     required_to_deploy = ()  # the options a deploy cannot do without (a placement may supply some)
     passed_options = ()  # options sent with the deploy as they are, besides description and contract
-    shown_fields = ()  # fields ``--diff`` shows as the API returns them, besides the common ones
+    # the fields ``--diff`` shows as the API returns them, besides the type, SSH keys and tags
+    shown_fields = ("id", "hostname", "image", "location", "description", "contract", "startup_script_id")
     # Options the API cannot change after the deploy besides the type: (option, field of the resource).
     immutable = (
         ("image", "image"),
@@ -238,14 +239,8 @@ class Compute(Resource):
     def view(self, resource):
         if not resource:
             return {}
-        fields = ("id", "hostname", self.type_option, "image", "location", "description", "contract")
-        shown = {field: resource.get(field) for field in fields + self.shown_fields}
-        shown.update(
-            ssh_key_ids=sorted(resource.get("ssh_key_ids") or []),
-            startup_script_id=resource.get("startup_script_id"),
-            tags=current_tags(resource),
-        )
-        return shown
+        shown = {field: resource.get(field) for field in (self.type_option,) + self.shown_fields}
+        return dict(shown, ssh_key_ids=sorted(resource.get("ssh_key_ids") or []), tags=current_tags(resource))
 
     # ------------------------------------------------------------------------ deploy
 
@@ -295,11 +290,18 @@ class Compute(Resource):
         }
 
     def guard(self, body):
-        """The cost of deploying ``body``, refused when over the cap or the runway."""
-        from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import guard_deploy  # deploy only
+        """The cost of deploying ``body``, refused before any change when it is over
+        ``max_price_per_hour`` or would leave less than ``min_balance_hours`` of runway (the runway
+        found is reported)."""
+        # deploy only: each task compiles what it imports
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
+            refuse_over_cap,
+            refuse_short_runway,
+        )
 
-        cost_value = self.deploy_cost(body)
-        self.runway = guard_deploy(self.client, self.params, cost_value, f"{self.key} {body['hostname']}")
+        cost_value, what = self.deploy_cost(body), f"{self.key} {body['hostname']}"
+        refuse_over_cap(cost_value, self.params["max_price_per_hour"], what)
+        self.runway = refuse_short_runway(self.client, cost_value, self.params["min_balance_hours"], what)
         return cost_value
 
     def create_deployed(self, body):
@@ -370,7 +372,6 @@ class Compute(Resource):
     def refuse_immutable_changes(self, resource):
         """Fail naming the options that differ from the live resource although the API cannot
         change them; with a placement, it may be in any of the candidates."""
-        params = self.params
         pairs = self.immutable_pairs(resource)
         what = f"{self.noun} {resource.get('hostname')} ({resource['id']})"
         if self.placement:
@@ -383,7 +384,7 @@ class Compute(Resource):
                     f"cannot move it. Widen placement, or {self.removal} it (state=absent) and deploy it again."
                 )
         references = (self.ssh_key_references, self.script_references)
-        pairs.update(deployed_with(resource, params["ssh_keys"], params["startup_script"], *references))
+        pairs.update(deployed_with(resource, self.params["ssh_keys"], self.params["startup_script"], *references))
         refuse_differences(
             what,
             pairs,

@@ -89,23 +89,23 @@ class Placement:
 
     # ------------------------------------------------------------------- candidates
 
-    def candidates(self):
-        """Every candidate in the order it is tried: ``[(location_code, type, spot)]``."""
+    def candidates(self, in_order=True):
+        """Every candidate, ``[(location_code, type, spot)]``; ``in_order``: in the order it is tried
+        (``strategy: cheapest`` reads the catalog prices for it)."""
         spot_values = [self.spot] + ([False] if self.options.get("on_demand_fallback") else [])
         ordered = [(location, code, spot) for spot in spot_values for code in self.types for location in self.locations]
-        if self.options.get("strategy") == "cheapest":
+        if in_order and self.options.get("strategy") == "cheapest":
             # stable: equal prices keep the order given
             ordered.sort(key=lambda candidate: (candidate[2] != self.spot, self.price(candidate)))
         return ordered
 
+    def candidate_of(self, resource):
+        """Where an existing resource is, as a candidate."""
+        return (resource.get("location"), resource.get(self.type_field), bool(resource.get("is_spot")))
+
     def accepts(self, resource):
         """Is an existing resource in one of the candidates (so it is the one the task means)?"""
-        spot_values = (True, False) if self.options.get("on_demand_fallback") else (self.spot,)
-        return (
-            resource.get("location") in self.locations
-            and resource.get(self.type_field) in self.types
-            and bool(resource.get("is_spot")) in spot_values
-        )
+        return self.candidate_of(resource) in self.candidates(in_order=False)
 
     @functools.cached_property
     def catalog_prices(self):
@@ -144,8 +144,7 @@ class Placement:
         return placed
 
     def where(self, candidate):
-        location, code, spot = candidate
-        return {"location_code": location, self.type_field: code, "spot": spot}
+        return dict(zip(("location_code", self.type_field, "spot"), candidate))
 
     def describe(self, candidate, outcome):
         return dict(self.where(candidate), outcome=outcome)
@@ -157,8 +156,7 @@ class Placement:
 
     def of_existing(self, resource):
         """The ``placement`` result of a resource that already exists (nothing tried)."""
-        candidate = (resource.get("location"), resource.get(self.type_field), bool(resource.get("is_spot")))
-        return self.result(candidate, [], price=as_number(resource.get("price_per_hour")))
+        return self.result(self.candidate_of(resource), [], price=as_number(resource.get("price_per_hour")))
 
     def over_cap_candidates(self, body):
         """``{candidate: why}`` of the candidates for which deploying ``body`` would cost more than

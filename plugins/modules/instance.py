@@ -539,7 +539,7 @@ class Instance(Compute):
     placed_options = ("instance_type", "location_code", "spot", "contract")
     required_to_deploy = ("instance_type", "location_code")
     passed_options = ("coupon",)
-    shown_fields = ("status", "is_spot")
+    shown_fields = Compute.shown_fields + ("status", "is_spot")
     capacity_hint = (
         "cloudcompute.cloud.availability_info lists the instance types with capacity per location "
         "(spot or not): choose another location or instance type, or retry later."
