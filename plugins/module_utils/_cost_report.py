@@ -76,9 +76,8 @@ def with_cost(result, after_cost, before_cost=None):
     """Add ``cost`` (what the resource costs after the run) to a module result, and the hourly
     price before and after to its diff."""
     result["cost"] = after_cost
-    diff = result.get("diff")
-    if diff is not None:
-        for side, side_cost in (("before", before_cost), ("after", after_cost)):
-            if diff.get(side) and side_cost is not None:
-                diff[side]["price_per_hour"] = side_cost["price_per_hour"]
+    diff = result.get("diff") or {}
+    for side, side_cost in (("before", before_cost), ("after", after_cost)):
+        if diff.get(side) and side_cost is not None:
+            diff[side]["price_per_hour"] = side_cost["price_per_hour"]
     return result
