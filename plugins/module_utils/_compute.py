@@ -290,18 +290,11 @@ class Compute(Resource):
         }
 
     def guard(self, body):
-        """The cost of deploying ``body``, refused before any change when it is over
-        ``max_price_per_hour`` or would leave less than ``min_balance_hours`` of runway (the runway
-        found is reported)."""
-        # deploy only: each task compiles what it imports
-        from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
-            refuse_over_cap,
-            refuse_short_runway,
-        )
+        """The cost of deploying ``body``, refused when over the cap or the runway."""
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import guard_deploy  # deploy only
 
-        cost_value, what = self.deploy_cost(body), f"{self.key} {body['hostname']}"
-        refuse_over_cap(cost_value, self.params["max_price_per_hour"], what)
-        self.runway = refuse_short_runway(self.client, cost_value, self.params["min_balance_hours"], what)
+        cost_value = self.deploy_cost(body)
+        self.runway = guard_deploy(self.client, self.params, cost_value, f"{self.key} {body['hostname']}")
         return cost_value
 
     def create_deployed(self, body):

@@ -122,10 +122,11 @@ def cluster_hourly_price(cluster_types, cluster_type):
 def describe_cost(cost_value):
     """One line naming the total and what makes it up, for messages."""
 
-    basis = ", ".join(
-        f"{part['item']} {'not priced' if part['price_per_hour'] is None else part['price_per_hour']}"
-        for part in cost_value["basis"]
-    )
+    def described(part):
+        price = part["price_per_hour"]
+        return f"{part['item']} {'not priced' if price is None else price}"
+
+    basis = ", ".join(map(described, cost_value["basis"]))
     return f"{cost_value['price_per_hour']} {cost_value['currency']}/h ({basis})"
 
 
@@ -214,6 +215,14 @@ def refuse_short_runway(client, cost_value, min_hours, what):
             runway=found,
         )
     return found
+
+
+def guard_deploy(client, params, cost_value, what):
+    """Refuse deploying ``what`` at ``cost_value`` before any change when it is over
+    ``max_price_per_hour`` or would leave less than ``min_balance_hours`` of runway; return the
+    runway found (None when not asked for)."""
+    refuse_over_cap(cost_value, params["max_price_per_hour"], what)
+    return refuse_short_runway(client, cost_value, params["min_balance_hours"], what)
 
 
 def insufficient_funds_hint(client, cost_value):
