@@ -422,10 +422,8 @@ class Compute(Resource):
         before_cost = self.existing_cost(before) if before else None
         shown_before, shown_after = self.module.hide_jupyter_tokens([before, after])
         result = with_cost(super().result(changed, shown_before, shown_after), after_cost, before_cost)
-        if self.placed is not None:
-            result["placement"] = self.placed
-        if self.runway is not None:
-            result["runway"] = self.runway
+        reported = {"placement": self.placed, "runway": self.runway}  # when the task placed it, checked the runway
+        result.update((key, value) for key, value in reported.items() if value is not None)
         if self.params["state"] in self.gone_states:
             result["deleted_volume_ids"] = self.deleted_volume_ids
             result["detached_volume_ids"] = [

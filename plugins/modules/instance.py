@@ -528,6 +528,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import no
 REACHED = {"running": "started", "offline": "shut down"}
 # The status an accepted power action leads to.
 ACTION_STATUS = {"start": "running", "shutdown": "offline", "force_shutdown": "offline"}
+# What the deploy request takes of a volume created with the instance (an OS volume has no type).
+VOLUME_FIELDS = ("name", "size", "type", "on_spot_discontinue")
 SPOT_POLICIES = ["keep_detached", "move_to_trash", "delete_permanently"]
 
 
@@ -765,13 +767,8 @@ class Instance(Compute):
 
 
 def volume_spec(volume):
-    """A volume of the deploy request: what the task gives of it (an OS volume has no type), and
-    its tags."""
-    spec = {
-        field: volume[field]
-        for field in ("name", "size", "type", "on_spot_discontinue")
-        if volume.get(field) is not None
-    }
+    """A volume of the deploy request: the ``VOLUME_FIELDS`` the task gives, and its tags."""
+    spec = {field: volume[field] for field in VOLUME_FIELDS if volume.get(field) is not None}
     if volume.get("tags"):
         spec["tags"] = tag_inputs(normalize_tags(volume["tags"]))
     return spec
