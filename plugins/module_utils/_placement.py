@@ -189,30 +189,8 @@ class Placement:
         over_the_cap = self.over_cap_candidates(body)
         while True:
             tried = []
-            available, stale = self.available(), False
-            for candidate in self.candidates():
-                if candidate in over_the_cap:
-                    tried.append(self.describe(candidate, OVER_PRICE_CAP))
-                    continue
-                if stale and candidate in available:
-                    # a deploy answered 503 after this read, so the capacity it shows here may be
-                    # gone too: deploy only if a fresh read still shows it
-                    available, stale = self.available(), False
-                if candidate not in available:
-                    tried.append(self.describe(candidate, NO_CAPACITY))
-                    continue
-                if self.module.check_mode:
-                    tried.append(self.describe(candidate, PREDICTED))
-                    return None, self.result(candidate, tried)
-                try:
-                    resource_id = self.resource.create_deployed(self.body_for(body, *candidate))
-                except ApiError as error:
-                    if error.status != 503:
-                        raise
-                    tried.append(self.describe(candidate, TAKEN))
-                    stale = True
-                    continue
-                tried.append(self.describe(candidate, DEPLOYED))
+            candidate, resource_id = self.first_taker(body, over_the_cap, tried)
+            if candidate:
                 return resource_id, self.result(candidate, tried)
             remaining = self.budget.remaining()
             if self.on_no_capacity != "wait" or remaining <= 0:
@@ -225,6 +203,37 @@ class Placement:
                 return None, dict(self.where((None, None, self.spot)), price_per_hour=None, tried=tried)
             self.budget.sleep(min(remaining, max(interval, self.client.pacing_delay())))
             interval = min(MAX_POLL_INTERVAL, interval * 1.5)
+
+    def first_taker(self, body, over_the_cap, tried):
+        """One pass over the candidates, from a fresh availability read: ``(candidate, id)`` of the
+        first that takes the deploy (in check mode, that would: the id is None), ``(None, None)``
+        when none does. Each candidate's outcome is added to ``tried``."""
+        available, stale = self.available(), False
+        for candidate in self.candidates():
+            if candidate in over_the_cap:
+                tried.append(self.describe(candidate, OVER_PRICE_CAP))
+                continue
+            if stale and candidate in available:
+                # a deploy answered 503 after this read, so the capacity it shows here may be
+                # gone too: deploy only if a fresh read still shows it
+                available, stale = self.available(), False
+            if candidate not in available:
+                tried.append(self.describe(candidate, NO_CAPACITY))
+                continue
+            if self.module.check_mode:
+                tried.append(self.describe(candidate, PREDICTED))
+                return candidate, None
+            try:
+                resource_id = self.resource.create_deployed(self.body_for(body, *candidate))
+            except ApiError as error:
+                if error.status != 503:
+                    raise
+                tried.append(self.describe(candidate, TAKEN))
+                stale = True
+                continue
+            tried.append(self.describe(candidate, DEPLOYED))
+            return candidate, resource_id
+        return None, None
 
     def no_capacity(self, tried):
         outcomes = {
