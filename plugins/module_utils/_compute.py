@@ -416,8 +416,9 @@ class Compute(Resource):
     def result(self, changed, before, after):
         if self.planned_cost is None:
             after_cost = self.existing_cost(after) if after else cost([])
+        elif self.module.check_mode:
+            after_cost = self.planned_cost
         else:
-            # a deploy: its planned cost, at the price the API reports for the new one (a prediction has none)
             after_cost = with_reported_price(self.planned_cost, after)
         before_cost = self.existing_cost(before) if before else None
         shown_before, shown_after = self.module.hide_jupyter_tokens([before, after])
