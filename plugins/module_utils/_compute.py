@@ -80,10 +80,6 @@ def compute_argument_spec(resource_class, own_options, own_placement_options=Non
     return argument_spec
 
 
-# The status a module's ``state`` (an instance's, a worker node's) powers it to.
-POWER_STATUS = {"running": "running", "stopped": "offline"}
-
-
 def power_action(what, status, target, force, start="start", started="started"):
     """The action taking ``what`` from ``status`` to ``target`` (running or offline), None when it
     is there already; refused when it is neither there nor where the action starts from.

@@ -422,7 +422,6 @@ import functools
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import (
-    POWER_STATUS,
     Compute,
     compute_argument_spec,
     power_action,
@@ -434,6 +433,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 
 # The statuses of a provisioned cluster: its jump host has an address and its workers exist.
 PROVISIONED = ("running", "offline")
+NODE_STATUS = {"running": "running", "stopped": "offline"}
 
 
 def is_up(cluster):
@@ -573,7 +573,7 @@ class Cluster(Compute):
                 raise ModuleFailure(
                     f"cluster {cluster.get('hostname')} has no worker node {spec['hostname']!r} (its workers: {names})"
                 )
-            target = POWER_STATUS[spec["state"]]
+            target = NODE_STATUS[spec["state"]]
             what = f"worker node {node.get('hostname')} of cluster {cluster.get('hostname')}"
             action = power_action(what, node.get("status"), target, spec["force"], "boot", "booted")
             if action:
@@ -583,7 +583,7 @@ class Cluster(Compute):
     def predicted_nodes(self, cluster):
         """``cluster`` with the workers ``nodes`` names in their listed state; one still being set up
         comes up running, with the workers the task names (the API names the others)."""
-        targets = {spec["hostname"]: POWER_STATUS[spec["state"]] for spec in self.params["nodes"] or []}
+        targets = {spec["hostname"]: NODE_STATUS[spec["state"]] for spec in self.params["nodes"] or []}
         workers = cluster.get("worker_nodes") or [
             {"id": None, "hostname": hostname, "status": "running"} for hostname in targets
         ]

@@ -505,7 +505,6 @@ placement:
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import (
-    POWER_STATUS,
     Compute,
     compute_argument_spec,
     power_action,
@@ -524,6 +523,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import normalize_tags, tag_inputs
 
+POWER_STATUS = {"running": "running", "stopped": "offline"}
 # What an instance is said to become when it goes to a status, in messages.
 REACHED = {"running": "started", "offline": "shut down"}
 # The status an accepted power action leads to.
