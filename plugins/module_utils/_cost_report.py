@@ -50,7 +50,7 @@ def cost(parts, currency=CURRENCY):
 
 
 def instance_part(instance_type, spot, contract, price):
-    charged_as = "spot" if spot else "long-term, on-demand price" if contract == "LONG_TERM" else "on-demand"
+    charged_as = "spot" if spot else ("long-term, on-demand price" if contract == "LONG_TERM" else "on-demand")
     return (f"instance {instance_type} ({charged_as})", price)
 
 
