@@ -98,6 +98,13 @@ class Compute(Resource):
     what is their own: the rest of the deploy request and its prediction, their own steps.
 
     Besides the hooks below, a subclass writes:
+    ``check_options()``: refuse this kind's contradictory options, before any API call;
+    ``settled(found)``: ``found`` once the API accepts the changes the plan is about to make (it
+    may wait here for a setup to finish);
+    ``own_request()``: the deploy request's fields of this kind of resource;
+    ``after_deploy_steps()``: the steps after the deploy (power, nodes);
+    ``state_steps(current)``: the steps bringing the state of an existing ``current`` to the
+    options (power, nodes);
     ``deploy_cost(body)``: what deploying ``body`` costs per hour, from the public catalogs;
     ``wait_up(resource_id)``: the resource once it is up (running, and a cluster's nodes there);
     ``discard(created, body)``: delete ``created``, deployed from ``body`` by this task and lost to
@@ -116,7 +123,8 @@ class Compute(Resource):
     being_removed = "being removed"
     required_to_deploy = ()  # the options a deploy cannot do without (a placement may supply some)
     passed_options = ()  # options sent with the deploy as they are, besides description and contract
-    shown_fields = ()  # fields ``--diff`` shows as the API returns them, besides the common ones
+    # the fields ``--diff`` shows as the API returns them, besides the type, SSH keys and tags
+    shown_fields = ("id", "hostname", "image", "location", "description", "contract", "startup_script_id")
     # Options the API cannot change after the deploy besides the type: (option, field of the resource).
     immutable = (
         ("image", "image"),
@@ -142,7 +150,7 @@ class Compute(Resource):
             # imported only by a task that places: each task compiles what it imports
             from ansible_collections.cloudcompute.cloud.plugins.module_utils._placement import Placement
 
-            self.placement = Placement(module, self.key, self.budget, self.prices)
+            self.placement = Placement(self)
         # what the result reports besides the resource, set by the plan and its steps
         self.runway = None
         self.placed = None
@@ -159,10 +167,7 @@ class Compute(Resource):
 
     def find_by_name(self, name, exclude_id=None):
         # one being removed keeps its hostname for a moment; a new one may already carry it
-        named = [
-            item for item in self.list_named(name) if item.get("hostname") == name and item.get("id") != exclude_id
-        ]
-        return live_one(named, self.noun, name)
+        return live_one([item for item in self.carrying(name) if item.get("id") != exclude_id], self.noun, name)
 
     def validate(self):
         self.desired_tags = desired_tags(self.params)
@@ -171,9 +176,6 @@ class Compute(Resource):
             self.placement.validate()
         check_cap_option(self.params["max_price_per_hour"])
         check_runway_option(self.params["min_balance_hours"])
-
-    def check_options(self):
-        """Refuse this kind's contradictory options, before any API call."""
 
     # ------------------------------------------------------------------------- lookup
 
@@ -197,11 +199,6 @@ class Compute(Resource):
             self.wait_gone(found["id"])
         return None
 
-    def settled(self, found):
-        """``found`` once the API accepts the changes the plan is about to make (a subclass
-        waits here for a setup to finish)."""
-        return found
-
     def removal_left(self, found):
         """Is there still something to remove from ``found``, already being removed?"""
         return False
@@ -214,6 +211,8 @@ class Compute(Resource):
             return f"the {self.noun} disappeared"
         if resource.get("status") in BROKEN:
             return f"the {self.noun} is {resource['status']}"
+        if resource.get("status") in GOING_AWAY:
+            return f"the {self.noun} is being removed (status {resource['status']})"
         return None
 
     def wait_for(self, resource_id, done, description, failed=True):
@@ -236,14 +235,8 @@ class Compute(Resource):
     def view(self, resource):
         if not resource:
             return {}
-        fields = ("id", "hostname", self.type_option, "image", "location", "description", "contract")
-        shown = {field: resource.get(field) for field in fields + self.shown_fields}
-        shown.update(
-            ssh_key_ids=sorted(resource.get("ssh_key_ids") or []),
-            startup_script_id=resource.get("startup_script_id"),
-            tags=current_tags(resource),
-        )
-        return shown
+        shown = {field: resource.get(field) for field in (self.type_option,) + self.shown_fields}
+        return dict(shown, ssh_key_ids=sorted(resource.get("ssh_key_ids") or []), tags=current_tags(resource))
 
     # ------------------------------------------------------------------------ deploy
 
@@ -259,15 +252,10 @@ class Compute(Resource):
             raise ModuleFailure(
                 f"{self.noun} {params['hostname']!r} does not exist; to deploy it, give {', '.join(missing)}"
             )
-        body = {
-            "hostname": params["hostname"],
-            self.type_option: params[self.type_option],
-            "location_code": params["location_code"],
-            "image": params["image"],
-        }
-        for option in ("description", "contract") + self.passed_options:
-            if params[option] is not None:
-                body[option] = params[option]
+        # these four always (a placement or the instance's OS volume may change them), the rest when given
+        body = {option: params[option] for option in ("hostname", self.type_option, "location_code", "image")}
+        passed = ("description", "contract") + self.passed_options
+        body.update((option, params[option]) for option in passed if params[option] is not None)
         if params["ssh_keys"]:
             body["ssh_key_ids"] = self.ssh_key_references.ids(params["ssh_keys"])
         if params["startup_script"]:
@@ -280,10 +268,6 @@ class Compute(Resource):
     def also_missing(self):
         """What else the deploy lacks (options given one or the other)."""
         return []
-
-    def own_request(self):
-        """The deploy request's fields of this kind of resource."""
-        return {}
 
     def predicted_deploy(self, body):
         """What deploying ``body`` leaves, as far as the request says."""
@@ -330,21 +314,9 @@ class Compute(Resource):
         mode) and the body as it was (or would be) deployed."""
         if not self.placement:
             return (None if self.module.check_mode else self.create_deployed(body)), body
-        from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import over_cap  # deploy only
-
-        cap = self.params["max_price_per_hour"]
-
-        def over_the_cap(location, code, spot):
-            candidate = f"{code}{' (spot)' if spot else ''} in {location}"
-            return over_cap(self.deploy_cost(self.placement.body_for(body, location, code, spot)), cap, candidate)
-
-        resource_id, self.placed = self.placement.place(
-            lambda *candidate: self.create_deployed(self.placement.body_for(body, *candidate)),
-            over_the_cap if cap is not None else None,
-        )
-        return resource_id, self.placement.body_for(
-            body, self.placed["location_code"], self.placed[self.type_option], self.placed["spot"]
-        )
+        resource_id, self.placed = self.placement.place(body)
+        candidate = (self.placed["location_code"], self.placed[self.type_option], self.placed["spot"])
+        return resource_id, self.placement.body_for(body, *candidate)
 
     def deployment(self, then_up):
         """The deploy step: the request is built (names resolved, options checked) before any
@@ -389,7 +361,6 @@ class Compute(Resource):
     def refuse_immutable_changes(self, resource):
         """Fail naming the options that differ from the live resource although the API cannot
         change them; with a placement, it may be in any of the candidates."""
-        params = self.params
         pairs = self.immutable_pairs(resource)
         what = f"{self.noun} {resource.get('hostname')} ({resource['id']})"
         if self.placement:
@@ -402,7 +373,7 @@ class Compute(Resource):
                     f"cannot move it. Widen placement, or {self.removal} it (state=absent) and deploy it again."
                 )
         references = (self.ssh_key_references, self.script_references)
-        pairs.update(deployed_with(resource, params["ssh_keys"], params["startup_script"], *references))
+        pairs.update(deployed_with(resource, self.params["ssh_keys"], self.params["startup_script"], *references))
         refuse_differences(
             what,
             pairs,
@@ -411,13 +382,10 @@ class Compute(Resource):
         )
 
     def tagging(self, resource):
-        """The step bringing the tags of ``resource`` to the options, or None."""
+        """The steps bringing the tags of ``resource`` to the options (none when they agree); the
+        steps after them (power, nodes) start from the resource read back."""
         to_add, to_remove = tag_changes(resource, desired_tags(self.params, resource), self.params["purge_tags"])
-        if not (to_add or to_remove):
-            return None
-        step = self.tag_step(to_add, to_remove)
-        # the steps after it (power, nodes) start from the resource as it is now
-        return Step(step.name, lambda current: self.fetch(step.apply(current)["id"]), step.predict)
+        return [self.tag_step(to_add, to_remove), self.read_back()] if to_add or to_remove else []
 
     def plan(self, current):
         if self.params["state"] in self.gone_states:
@@ -427,15 +395,17 @@ class Compute(Resource):
             return [self.deployment(then_up=bool(after_deploy))] + after_deploy
         if self.placement:
             self.placed = self.placement.of_existing(current)
-        return [step for step in [self.tagging(current)] + self.state_steps(current) if step]
+        return self.tagging(current) + self.state_steps(current)
 
-    def after_deploy_steps(self):
-        """Steps after the deploy (power, nodes)."""
-        return []
-
-    def state_steps(self, current):
-        """Steps bringing the state of an existing ``current`` to the options (power, nodes)."""
-        return []
+    def finishing_setup(self, settle, predict, changes=False):
+        """The step of one still being set up, which comes up by itself: ``settle(resource)`` waits
+        for it, when the task waits."""
+        return Step(
+            "finish setup",
+            lambda resource: settle(resource) if self.params["wait"] else resource,
+            predict,
+            changes=changes,
+        )
 
     # ------------------------------------------------------------------------ result
 
@@ -449,10 +419,8 @@ class Compute(Resource):
         before_cost = self.existing_cost(before) if before else None
         shown_before, shown_after = self.module.hide_jupyter_tokens([before, after])
         result = with_cost(super().result(changed, shown_before, shown_after), after_cost, before_cost)
-        if self.placed is not None:
-            result["placement"] = self.placed
-        if self.runway is not None:
-            result["runway"] = self.runway
+        reported = {"placement": self.placed, "runway": self.runway}  # when the task placed it, checked the runway
+        result.update((key, value) for key, value in reported.items() if value is not None)
         if self.params["state"] in self.gone_states:
             result["deleted_volume_ids"] = self.deleted_volume_ids
             result["detached_volume_ids"] = [

@@ -143,24 +143,18 @@ class PriceBook:
             self._catalogs[path] = self.client.get_list(path, authenticated=False)
         return self._catalogs[path]
 
-    def _price(self, function, *args):
+    def price(self, hourly_price, path, *args):
+        """``hourly_price(catalog, *args)`` with the catalog at ``path``; a failure saying what
+        cannot be priced."""
         try:
-            return function(*args)
+            return hourly_price(self.catalog(path), *args)
         except (KeyError, TypeError, ValueError) as error:
             raise ModuleFailure(f"cannot price the plan: {error}")
 
-    def instance(self, instance_type, spot):
-        return self._price(instance_hourly_price, self.catalog("/instance-types"), instance_type, spot)
-
-    def cluster(self, cluster_type):
-        return self._price(cluster_hourly_price, self.catalog("/cluster-types"), cluster_type)
-
-    def volume(self, volume_type, size_gb):
-        return self._price(volume_hourly_price, self.catalog("/volume-types"), volume_type, size_gb)
-
     def new_volume(self, what, volume_type, size_gb):
         """The cost part of a volume a deploy creates."""
-        return volume_part(what, volume_type, size_gb, self.volume(volume_type, size_gb))
+        price = self.price(volume_hourly_price, "/volume-types", volume_type, size_gb)
+        return volume_part(what, volume_type, size_gb, price)
 
     def instance_deploy(self, body, boots_from_volume):
         """The cost of the instance deploy request ``body``: the instance and every volume created
@@ -168,7 +162,8 @@ class PriceBook:
         charged already and not part of it."""
         spot = bool(body.get("is_spot") or body.get("contract") == "SPOT")
         instance_type, os_volume = body["instance_type"], body.get("os_volume")
-        parts = [instance_part(instance_type, spot, body.get("contract"), self.instance(instance_type, spot))]
+        price = self.price(instance_hourly_price, "/instance-types", instance_type, spot)
+        parts = [instance_part(instance_type, spot, body.get("contract"), price)]
         if os_volume and not boots_from_volume:
             parts.append(self.new_volume(f"OS volume {os_volume['name']}", OS_VOLUME_TYPE, os_volume["size"]))
         elif not boots_from_volume:
@@ -181,7 +176,7 @@ class PriceBook:
     def cluster_deploy(self, body):
         """The cost of the cluster deploy request ``body``: the cluster and its new shared volume."""
         cluster_type, shared = body["cluster_type"], body["shared_volume"]
-        cluster = (f"cluster {cluster_type}", self.cluster(cluster_type))
+        cluster = (f"cluster {cluster_type}", self.price(cluster_hourly_price, "/cluster-types", cluster_type))
         return cost(
             [cluster, self.new_volume(f"shared volume {shared['name']}", CLUSTER_SHARED_VOLUME_TYPE, shared["size"])]
         )

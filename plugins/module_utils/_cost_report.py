@@ -49,28 +49,13 @@ def cost(parts, currency=CURRENCY):
     }
 
 
-def contract_label(spot, contract):
-    if spot:
-        return "spot"
-    return "long-term, on-demand price" if contract == "LONG_TERM" else "on-demand"
-
-
 def instance_part(instance_type, spot, contract, price):
-    return (f"instance {instance_type} ({contract_label(spot, contract)})", price)
+    charged_as = "spot" if spot else ("long-term, on-demand price" if contract == "LONG_TERM" else "on-demand")
+    return (f"instance {instance_type} ({charged_as})", price)
 
 
 def volume_part(what, volume_type, size, price):
     return (f"{what} {volume_type} {size} GB", price)
-
-
-def existing_instance_cost(instance):
-    """What an existing instance costs, as the API reports it (its volumes are priced apart)."""
-    spot, contract = instance.get("is_spot"), instance.get("contract")
-    return cost([instance_part(instance.get("instance_type"), spot, contract, reported_price(instance))])
-
-
-def existing_cluster_cost(cluster):
-    return cost([(f"cluster {cluster.get('cluster_type')}", reported_price(cluster))])
 
 
 def existing_volume_cost(volume):
@@ -91,9 +76,8 @@ def with_cost(result, after_cost, before_cost=None):
     """Add ``cost`` (what the resource costs after the run) to a module result, and the hourly
     price before and after to its diff."""
     result["cost"] = after_cost
-    diff = result.get("diff")
-    if diff is not None:
-        for side, side_cost in (("before", before_cost), ("after", after_cost)):
-            if diff.get(side) and side_cost is not None:
-                diff[side]["price_per_hour"] = side_cost["price_per_hour"]
+    diff = result.get("diff") or {}
+    for side, side_cost in (("before", before_cost), ("after", after_cost)):
+        if diff.get(side) and side_cost is not None:
+            diff[side]["price_per_hour"] = side_cost["price_per_hour"]
     return result

@@ -46,15 +46,11 @@ class ItemFailure:
 
 def item_failures(body, action):
     """The failed items of an action response (a list of per-instance results)."""
-    failures = []
-    for item in body if isinstance(body, list) else []:
-        if isinstance(item, dict) and item.get("status") == "error":
-            failures.append(
-                ItemFailure(
-                    item.get("instanceId"), item.get("action") or action, item.get("error"), item.get("statusCode")
-                )
-            )
-    return failures
+    return [
+        ItemFailure(item.get("instanceId"), item.get("action") or action, item.get("error"), item.get("statusCode"))
+        for item in (body if isinstance(body, list) else [])
+        if isinstance(item, dict) and item.get("status") == "error"
+    ]
 
 
 def act_on_one(client, instance_id, action, **fields):

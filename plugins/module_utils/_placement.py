@@ -18,9 +18,10 @@ choice that matters: an H100 anywhere before an H200 anywhere); with ``on_demand
 same candidates as on-demand follow all the spot ones.
 """
 
-import time
+import functools
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import over_cap
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
 
@@ -39,27 +40,25 @@ OVER_PRICE_CAP = "over_price_cap"
 
 
 class Placement:
-    """Where a new ``kind`` ("instance" or "cluster") goes, for a module's params. A task that gives
-    neither ``placement`` nor ``on_no_capacity: wait`` has none: it deploys to its one
+    """Where a new instance or cluster (``resource``, the module's ``Compute``) goes. A task that
+    gives neither ``placement`` nor ``on_no_capacity: wait`` has none: it deploys to its one
     ``location_code``, without the extra availability and catalog reads."""
 
-    def __init__(self, module, kind, budget, prices, sleep=time.sleep):
-        self.module = module
-        self.prices = prices
-        self.client = module.client
-        self.kind = kind
-        self.type_field = f"{kind}_type"
-        self.types_option = f"{kind}_types"
-        self.budget = budget
-        self.sleep = sleep
-        params = module.params
+    def __init__(self, resource):
+        self.resource = resource
+        self.module = resource.module
+        self.client = resource.client
+        self.budget = resource.budget
+        self.kind = resource.key
+        self.type_field = resource.type_option
+        self.types_option = f"{self.type_field}s"
+        params = resource.params
         self.options = params["placement"] or {}
         self.on_no_capacity = params["on_no_capacity"]
         self.spot = bool(params.get("spot") or params.get("contract") == "SPOT")
         # the candidates: those placement lists, else the one the task names
         self.locations = self.options.get("locations") or [code for code in [params["location_code"]] if code]
         self.types = self.options.get(self.types_option) or [code for code in [params[self.type_field]] if code]
-        self._prices = None
 
     # ------------------------------------------------------------------- validation
 
@@ -90,31 +89,35 @@ class Placement:
 
     # ------------------------------------------------------------------- candidates
 
-    def candidates(self):
-        """Every candidate in the order it is tried: ``[(location_code, type, spot)]``."""
+    def candidates(self, in_order=True):
+        """Every candidate, ``[(location_code, type, spot)]``; ``in_order``: in the order it is tried
+        (``strategy: cheapest`` reads the catalog prices for it)."""
         spot_values = [self.spot] + ([False] if self.options.get("on_demand_fallback") else [])
         ordered = [(location, code, spot) for spot in spot_values for code in self.types for location in self.locations]
-        if self.options.get("strategy") == "cheapest":
+        if in_order and self.options.get("strategy") == "cheapest":
             # stable: equal prices keep the order given
             ordered.sort(key=lambda candidate: (candidate[2] != self.spot, self.price(candidate)))
         return ordered
 
+    def candidate_of(self, resource):
+        """Where an existing resource is, as a candidate."""
+        return (resource.get("location"), resource.get(self.type_field), bool(resource.get("is_spot")))
+
     def accepts(self, resource):
         """Is an existing resource in one of the candidates (so it is the one the task means)?"""
-        spot_values = (True, False) if self.options.get("on_demand_fallback") else (self.spot,)
-        return (
-            resource.get("location") in self.locations
-            and resource.get(self.type_field) in self.types
-            and bool(resource.get("is_spot")) in spot_values
-        )
+        return self.candidate_of(resource) in self.candidates(in_order=False)
+
+    @functools.cached_property
+    def catalog_prices(self):
+        """``{(type, spot): price per hour}`` from the catalog of the types."""
+        return {
+            (item[self.type_field], spot): as_number(item.get("spot_price" if spot else "price_per_hour"))
+            for item in self.resource.prices.catalog(f"/{self.kind}-types")
+            for spot in (False, True)
+        }
 
     def price(self, candidate):
-        if self._prices is None:
-            self._prices = {}
-            for item in self.prices.catalog(f"/{self.kind}-types"):
-                self._prices[(item[self.type_field], False)] = as_number(item.get("price_per_hour"))
-                self._prices[(item[self.type_field], True)] = as_number(item.get("spot_price"))
-        return self._prices.get((candidate[1], candidate[2]))
+        return self.catalog_prices.get(candidate[1:])
 
     def available(self):
         """The candidates with capacity now: one availability read per spot value in play."""
@@ -131,8 +134,7 @@ class Placement:
 
     def body_for(self, body, location, code, spot):
         """The deploy request ``body`` aimed at one candidate."""
-        placed = dict(body, location_code=location)
-        placed[self.type_field] = code
+        placed = dict(body, location_code=location, **{self.type_field: code})
         if self.kind == "instance":
             placed.pop("is_spot", None)
             if placed.get("contract") == "SPOT":
@@ -142,8 +144,7 @@ class Placement:
         return placed
 
     def where(self, candidate):
-        location, code, spot = candidate
-        return {"location_code": location, self.type_field: code, "spot": spot}
+        return dict(zip(("location_code", self.type_field, "spot"), candidate))
 
     def describe(self, candidate, outcome):
         return dict(self.where(candidate), outcome=outcome)
@@ -155,15 +156,21 @@ class Placement:
 
     def of_existing(self, resource):
         """The ``placement`` result of a resource that already exists (nothing tried)."""
-        candidate = (resource.get("location"), resource.get(self.type_field), bool(resource.get("is_spot")))
-        return self.result(candidate, [], price=as_number(resource.get("price_per_hour")))
+        return self.result(self.candidate_of(resource), [], price=as_number(resource.get("price_per_hour")))
 
-    def over_cap_candidates(self, over_cap):
-        """``{candidate: why}`` of the candidates over the price cap; a failure when all are."""
-        if over_cap is None:
+    def over_cap_candidates(self, body):
+        """``{candidate: why}`` of the candidates for which deploying ``body`` would cost more than
+        ``max_price_per_hour``; a failure when all are."""
+        cap = self.module.params["max_price_per_hour"]
+        if cap is None:
             return {}
+
+        def why(location, code, spot):
+            cost_value = self.resource.deploy_cost(self.body_for(body, location, code, spot))
+            return over_cap(cost_value, cap, f"{code}{' (spot)' if spot else ''} in {location}")
+
         candidates = self.candidates()
-        reasons = {candidate: over_cap(*candidate) for candidate in candidates}
+        reasons = {candidate: why(*candidate) for candidate in candidates}
         over = {candidate: why for candidate, why in reasons.items() if why}
         if len(over) == len(candidates):
             raise ModuleFailure(
@@ -173,40 +180,17 @@ class Placement:
             )
         return over
 
-    def place(self, deploy, over_cap=None):
-        """Deploy with ``deploy(location, type, spot)`` (which returns the new id) to the first
-        candidate that takes it; return ``(id, placement)``. In check mode nothing is deployed and
-        the id is None: the placement is the one the availability read predicts. The candidates
-        for which ``over_cap(location, type, spot)`` says the plan would cost more than the task's
-        cap (a message naming the price, or None) are skipped without asking for their capacity."""
+    def place(self, body):
+        """Deploy ``body`` (``Compute.create_deployed``) to the first candidate that takes it; return
+        ``(id, placement)``. In check mode nothing is deployed and the id is None: the placement is
+        the one the availability read predicts. The candidates where ``body`` would cost more than
+        the task's cap are skipped without asking for their capacity."""
         interval = FIRST_POLL_INTERVAL
-        over_cap = self.over_cap_candidates(over_cap)
+        over_the_cap = self.over_cap_candidates(body)
         while True:
             tried = []
-            available, stale = self.available(), False
-            for candidate in self.candidates():
-                if candidate in over_cap:
-                    tried.append(self.describe(candidate, OVER_PRICE_CAP))
-                    continue
-                if stale and candidate in available:
-                    # a deploy answered 503 after this read, so the capacity it shows here may be
-                    # gone too: deploy only if a fresh read still shows it
-                    available, stale = self.available(), False
-                if candidate not in available:
-                    tried.append(self.describe(candidate, NO_CAPACITY))
-                    continue
-                if self.module.check_mode:
-                    tried.append(self.describe(candidate, PREDICTED))
-                    return None, self.result(candidate, tried)
-                try:
-                    resource_id = deploy(*candidate)
-                except ApiError as error:
-                    if error.status != 503:
-                        raise
-                    tried.append(self.describe(candidate, TAKEN))
-                    stale = True
-                    continue
-                tried.append(self.describe(candidate, DEPLOYED))
+            candidate, resource_id = self.first_taker(body, over_the_cap, tried)
+            if candidate:
                 return resource_id, self.result(candidate, tried)
             remaining = self.budget.remaining()
             if self.on_no_capacity != "wait" or remaining <= 0:
@@ -217,8 +201,39 @@ class Placement:
                     f"no candidate has capacity now; a real run would wait up to {self.budget.timeout}s for one"
                 )
                 return None, dict(self.where((None, None, self.spot)), price_per_hour=None, tried=tried)
-            self.sleep(min(remaining, max(interval, self.client.pacing_delay())))
+            self.budget.sleep(min(remaining, max(interval, self.client.pacing_delay())))
             interval = min(MAX_POLL_INTERVAL, interval * 1.5)
+
+    def first_taker(self, body, over_the_cap, tried):
+        """One pass over the candidates, from a fresh availability read: ``(candidate, id)`` of the
+        first that takes the deploy (in check mode, that would: the id is None), ``(None, None)``
+        when none does. Each candidate's outcome is added to ``tried``."""
+        available, stale = self.available(), False
+        for candidate in self.candidates():
+            if candidate in over_the_cap:
+                tried.append(self.describe(candidate, OVER_PRICE_CAP))
+                continue
+            if stale and candidate in available:
+                # a deploy answered 503 after this read, so the capacity it shows here may be
+                # gone too: deploy only if a fresh read still shows it
+                available, stale = self.available(), False
+            if candidate not in available:
+                tried.append(self.describe(candidate, NO_CAPACITY))
+                continue
+            if self.module.check_mode:
+                tried.append(self.describe(candidate, PREDICTED))
+                return candidate, None
+            try:
+                resource_id = self.resource.create_deployed(self.body_for(body, *candidate))
+            except ApiError as error:
+                if error.status != 503:
+                    raise
+                tried.append(self.describe(candidate, TAKEN))
+                stale = True
+                continue
+            tried.append(self.describe(candidate, DEPLOYED))
+            return candidate, resource_id
+        return None, None
 
     def no_capacity(self, tried):
         outcomes = {

@@ -418,13 +418,15 @@ placement:
         - {location_code: FIN-02, cluster_type: 16H100, spot: false, outcome: deployed}
 """
 
+import functools
+
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import (
     Compute,
     compute_argument_spec,
     power_action,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import existing_cluster_cost
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import cost, reported_price
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import GOING_AWAY, SETTING_UP
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import Step, fetch_or_none, ignoring
@@ -439,10 +441,6 @@ def is_up(cluster):
     return bool(cluster and cluster.get("status") == "running" and cluster.get("ip") and cluster.get("worker_nodes"))
 
 
-def volume_path(volume_id):
-    return api_path("/volumes", path_value(volume_id, "volume id"))
-
-
 class Cluster(Compute):
     key = "cluster"
     path = "/clusters"
@@ -455,14 +453,11 @@ class Cluster(Compute):
     required_to_deploy = ("cluster_type", "image", "location_code", "shared_volume")
     passed_options = ("extension_settings",)
     type_label = "cluster type "
+    existing_volumes = ()  # the records of the volumes a new cluster mounts, once its request is built
     capacity_hint = (
         "cloudcompute.cloud.availability_info with kind=cluster lists the cluster types with capacity "
         "per location: choose another location or cluster type, or retry later."
     )
-
-    def __init__(self, module):
-        super().__init__(module)
-        self.existing_volumes = []  # the records of the volumes a new cluster mounts
 
     def check_options(self):
         params = self.params
@@ -493,11 +488,6 @@ class Cluster(Compute):
         return bool(self.params["delete_shared_volumes"] and self.attached_volume_ids(found))
 
     # ----------------------------------------------------------------------- waiting
-
-    def wait_failure(self, resource):
-        if resource is not None and resource.get("status") in GOING_AWAY:
-            return f"the cluster is being removed (status {resource['status']})"
-        return super().wait_failure(resource)
 
     def wait_up(self, cluster_id):
         return self.wait_for(cluster_id, is_up, f"cluster {cluster_id} to be running with its jump host and workers")
@@ -534,8 +524,7 @@ class Cluster(Compute):
     # ------------------------------------------------------------------------ deploy
 
     def own_request(self):
-        shared_volume = self.params["shared_volume"]
-        body = {"shared_volume": {"name": shared_volume["name"], "size": shared_volume["size"]}}
+        body = {"shared_volume": dict(self.params["shared_volume"])}  # its name and size
         records = [self.volume_references.record(reference) for reference in self.params["existing_volumes"] or []]
         self.existing_volumes = list({volume["id"]: volume for volume in records}.values())
         if self.existing_volumes:
@@ -578,13 +567,12 @@ class Cluster(Compute):
         workers = cluster.get("worker_nodes") or []
         plan = []
         for spec in self.params["nodes"] or []:
-            matches = [node for node in workers if spec["hostname"] in (node.get("id"), node.get("hostname"))]
-            if not matches:
+            node = next((node for node in workers if spec["hostname"] in (node.get("id"), node.get("hostname"))), None)
+            if node is None:
                 names = ", ".join(sorted(node.get("hostname") for node in workers)) or "none yet"
                 raise ModuleFailure(
                     f"cluster {cluster.get('hostname')} has no worker node {spec['hostname']!r} (its workers: {names})"
                 )
-            node = matches[0]
             target = NODE_STATUS[spec["state"]]
             what = f"worker node {node.get('hostname')} of cluster {cluster.get('hostname')}"
             action = power_action(what, node.get("status"), target, spec["force"], "boot", "booted")
@@ -607,33 +595,34 @@ class Cluster(Compute):
             after["status"] = "running"
         return after
 
-    def power_nodes(self, cluster, node_plan):
-        for node, action, _status in node_plan:
-            node_actions = self.item_path(cluster["id"], "nodes", path_value(node["id"], "node id"), "actions")
-            self.client.post(node_actions, {"action": action}, idempotent=True)
-        if not self.params["wait"]:
-            return self.fetch(cluster["id"])
-        targets = {node["id"]: status for node, _action, status in node_plan}
-
-        def reached(current):
-            statuses = {node.get("id"): node.get("status") for node in current.get("worker_nodes") or []}
-            return all(statuses.get(node_id) == status for node_id, status in targets.items())
-
-        statuses = ", ".join(sorted(set(targets.values())))
-        return self.wait_for(cluster["id"], reached, f"the worker nodes of cluster {cluster['id']} to be {statuses}")
-
-    def powering_nodes(self, node_plan_of):
-        """The step powering the listed workers as ``node_plan_of(cluster)`` plans it."""
+    def powering_nodes(self):
+        """The step powering the listed workers, planned on the cluster it is given: after a
+        deploy, its workers exist once it is up."""
 
         def apply(cluster):
-            node_plan = node_plan_of(cluster)
-            return self.power_nodes(cluster, node_plan) if node_plan else cluster
+            targets = {}
+            for node, action, status in self.node_plan(cluster):
+                node_actions = self.item_path(cluster["id"], "nodes", path_value(node["id"], "node id"), "actions")
+                self.client.post(node_actions, {"action": action}, idempotent=True)
+                targets[node["id"]] = status
+            if not targets:
+                return cluster
+            if not self.params["wait"]:
+                return self.fetch(cluster["id"])
+
+            def reached(current):
+                statuses = {node.get("id"): node.get("status") for node in current.get("worker_nodes") or []}
+                return all(statuses.get(node_id) == status for node_id, status in targets.items())
+
+            statuses = ", ".join(sorted(set(targets.values())))
+            return self.wait_for(
+                cluster["id"], reached, f"the worker nodes of cluster {cluster['id']} to be {statuses}"
+            )
 
         return Step("power nodes", apply, self.predicted_nodes)
 
     def after_deploy_steps(self):
-        # the workers exist once the cluster is up: they are planned then
-        return [self.powering_nodes(self.node_plan)] if self.params["nodes"] else []
+        return [self.powering_nodes()] if self.params["nodes"] else []
 
     def state_steps(self, current):
         status = current.get("status")
@@ -642,13 +631,10 @@ class Cluster(Compute):
         if status in SETTING_UP:
             # check mode, or no nodes (a real run with nodes waited until it was up): its workers
             # do not exist yet and come up running
-            def finish_setup(cluster):
-                return self.wait_up(cluster["id"]) if self.params["wait"] else cluster
-
             changes = any(spec["state"] != "running" for spec in self.params["nodes"] or [])
-            return [Step("power nodes", finish_setup, self.predicted_nodes, changes=changes)]
-        node_plan = self.node_plan(current)
-        return [self.powering_nodes(lambda _cluster: node_plan)] if node_plan else []
+            return [self.finishing_setup(lambda cluster: self.wait_up(cluster["id"]), self.predicted_nodes, changes)]
+        # checked before any change: every listed worker exists and can get to its state
+        return [self.powering_nodes()] if self.node_plan(current) else []
 
     # ----------------------------------------------------------------------- removal
 
@@ -656,19 +642,16 @@ class Cluster(Compute):
         self.client.put(self.path, {"actions": [{"action": "discontinue", "id": cluster_id}]})
 
     def delete_volumes(self, volume_ids, permanently, wait):
-        for volume_id in volume_ids:
+        paths = {volume_id: api_path("/volumes", path_value(volume_id, "volume id")) for volume_id in volume_ids}
+        for path in paths.values():
             with ignoring(404):  # gone meanwhile: that is what we wanted
-                self.client.delete(volume_path(volume_id), json_body={"is_permanent": permanently})
-        if wait:
-            for volume_id in volume_ids:
-                self.wait_volume_deleted(volume_id)
-
-    def wait_volume_deleted(self, volume_id):
-        self.budget.until(
-            lambda: fetch_or_none(self.client, volume_path(volume_id)),
-            lambda volume: volume is None or volume.get("status") == "deleted",
-            f"shared volume {volume_id} to be deleted",
-        )
+                self.client.delete(path, json_body={"is_permanent": permanently})
+        for volume_id, path in paths.items() if wait else ():
+            self.budget.until(
+                functools.partial(fetch_or_none, self.client, path),
+                lambda volume: volume is None or volume.get("status") == "deleted",
+                f"shared volume {volume_id} to be deleted",
+            )
 
     def removal_steps(self, current):
         doomed = self.attached_volume_ids(current) if self.params["delete_shared_volumes"] else []
@@ -697,7 +680,8 @@ class Cluster(Compute):
     def attached_volume_ids(self, resource):
         return [volume["id"] for volume in resource.get("shared_volumes") or []]
 
-    existing_cost = staticmethod(existing_cluster_cost)
+    def existing_cost(self, cluster):
+        return cost([(f"cluster {cluster.get('cluster_type')}", reported_price(cluster))])
 
 
 def main():

@@ -509,7 +509,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._compute import
     compute_argument_spec,
     power_action,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import existing_instance_cost
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import cost, instance_part, reported_price
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._lookups import BROKEN, GOING_AWAY, SETTING_UP
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import (
     JUPYTER_TOKEN_ARGUMENT_SPEC,
@@ -528,6 +528,8 @@ POWER_STATUS = {"running": "running", "stopped": "offline"}
 REACHED = {"running": "started", "offline": "shut down"}
 # The status an accepted power action leads to.
 ACTION_STATUS = {"start": "running", "shutdown": "offline", "force_shutdown": "offline"}
+# What the deploy request takes of a volume created with the instance (an OS volume has no type).
+VOLUME_FIELDS = ("name", "size", "type", "on_spot_discontinue")
 SPOT_POLICIES = ["keep_detached", "move_to_trash", "delete_permanently"]
 
 
@@ -539,7 +541,7 @@ class Instance(Compute):
     placed_options = ("instance_type", "location_code", "spot", "contract")
     required_to_deploy = ("instance_type", "location_code")
     passed_options = ("coupon",)
-    shown_fields = ("status", "is_spot")
+    shown_fields = Compute.shown_fields + ("status", "is_spot")
     capacity_hint = (
         "cloudcompute.cloud.availability_info lists the instance types with capacity per location "
         "(spot or not): choose another location or instance type, or retry later."
@@ -576,9 +578,6 @@ class Instance(Compute):
 
     def wait_status(self, instance_id, status):
         def reached(instance):
-            if instance is not None and instance.get("status") in GOING_AWAY:
-                removed = f"instance {instance_id} is being removed (status {instance['status']})"
-                raise ModuleFailure(f"{removed} instead of becoming {status}")
             return instance is not None and instance.get("status") == status
 
         return self.wait_for(instance_id, reached, f"instance {instance_id} to be {status}")
@@ -630,10 +629,9 @@ class Instance(Compute):
         if params["existing_volumes"]:
             body["existing_volumes"] = self.volume_references.ids(params["existing_volumes"])
         if params["os_volume"]:
-            body["os_volume"] = volume_spec(params["os_volume"], ("name", "size", "on_spot_discontinue"))
+            body["os_volume"] = volume_spec(params["os_volume"])
         if params["volumes"]:
-            fields = ("name", "size", "type", "on_spot_discontinue")
-            body["volumes"] = [volume_spec(volume, fields) for volume in params["volumes"]]
+            body["volumes"] = [volume_spec(volume) for volume in params["volumes"]]
         return body
 
     def predicted_deploy(self, body):
@@ -692,20 +690,12 @@ class Instance(Compute):
                 f"instance {current['id']} is {status} and cannot be {REACHED[target]}; "
                 "delete it (state=absent) and deploy it again"
             )
-        # an instance still being set up ends up running
-        settled_status = "running" if status in SETTING_UP else status
-        if target and (settled_status != target or status in SETTING_UP):
-            return [self.powering(target, changes=settled_status != target)]
-        if status in SETTING_UP:
-            return [
-                Step(
-                    "finish setup",
-                    lambda instance: self.wait_set_up(instance) if self.params["wait"] else instance,
-                    lambda instance: dict(instance, status="running"),
-                    changes=False,
-                )
-            ]
-        return []
+        if status not in SETTING_UP:
+            return [self.powering(target)] if target and status != target else []
+        # still being set up: it ends up running
+        if target:
+            return [self.powering(target, changes=target != "running")]
+        return [self.finishing_setup(self.wait_set_up, lambda instance: dict(instance, status="running"))]
 
     # ----------------------------------------------------------------------- removal
 
@@ -722,20 +712,19 @@ class Instance(Compute):
             lambda: [volume for volume in self.client.get_list("/volumes") if volume["id"] in attached],
             scope=f" among the volumes attached to instance {instance.get('hostname')}",
         )
-        doomed = []
-        for reference in choice:
+
+        def doomed(reference):
             if reference == "os":
-                volume_id = instance.get("os_volume_id") if instance.get("os_volume_id") in attached else None
-            else:
-                volume_id = attached_volumes.id(reference)
-                if volume_id not in attached:
-                    raise ModuleFailure(
-                        f"volume {reference} is not attached to instance {instance.get('hostname')}: "
-                        "delete_volumes only deletes attached volumes"
-                    )
-            if volume_id is not None and volume_id not in doomed:
-                doomed.append(volume_id)
-        return doomed
+                return instance.get("os_volume_id") if instance.get("os_volume_id") in attached else None
+            volume_id = attached_volumes.id(reference)
+            if volume_id not in attached:
+                raise ModuleFailure(
+                    f"volume {reference} is not attached to instance {instance.get('hostname')}: "
+                    "delete_volumes only deletes attached volumes"
+                )
+            return volume_id
+
+        return [volume_id for volume_id in dict.fromkeys(map(doomed, choice)) if volume_id is not None]
 
     def removal_steps(self, current):
         if self.params["state"] == "hibernated":
@@ -750,9 +739,9 @@ class Instance(Compute):
         return [Step("delete", apply, lambda _instance: None)]
 
     def hibernation(self, instance):
-        status = "running" if instance.get("status") in SETTING_UP else instance.get("status")
-        if status not in ("running", "offline"):
-            raise ModuleFailure(f"instance {instance['id']} is {status} and cannot be hibernated")
+        # one still being set up ends up running
+        if instance.get("status") not in ("running", "offline") + SETTING_UP:
+            raise ModuleFailure(f"instance {instance['id']} is {instance.get('status')} and cannot be hibernated")
 
         def apply(current):
             # the API hibernates only a shut-down instance
@@ -771,12 +760,15 @@ class Instance(Compute):
     def attached_volume_ids(self, resource):
         return list(resource.get("volume_ids") or [])
 
-    existing_cost = staticmethod(existing_instance_cost)
+    def existing_cost(self, instance):
+        """What it costs, as the API reports it (its volumes are priced apart)."""
+        spot, contract = instance.get("is_spot"), instance.get("contract")
+        return cost([instance_part(instance.get("instance_type"), spot, contract, reported_price(instance))])
 
 
-def volume_spec(volume, fields):
-    """A volume of the deploy request: the ``fields`` the task gives, and its tags."""
-    spec = {field: volume[field] for field in fields if volume.get(field) is not None}
+def volume_spec(volume):
+    """A volume of the deploy request: the ``VOLUME_FIELDS`` the task gives, and its tags."""
+    spec = {field: volume[field] for field in VOLUME_FIELDS if volume.get(field) is not None}
     if volume.get("tags"):
         spec["tags"] = tag_inputs(normalize_tags(volume["tags"]))
     return spec

@@ -129,7 +129,7 @@ def test_a_cluster_deploy_costs_the_cluster_and_its_shared_volume():
 
 def test_an_unknown_type_cannot_be_priced():
     with pytest.raises(ModuleFailure, match="cannot price the plan: instance type '9X100' is not in the catalog"):
-        PriceBook(None, CATALOGS).instance("9X100", False)
+        PriceBook(None, CATALOGS).instance_deploy({"instance_type": "9X100"}, False)
 
 
 def test_the_cap():
