@@ -95,6 +95,10 @@ class ResponseLost(ApiError):
     connection broke after it was sent, or the API answered 5xx. The caller must find out."""
 
 
+class WaitRefused(Exception):
+    """The API asked the client to wait longer than it may (pacing): the client fails the request."""
+
+
 def shortened(text):
     """``text`` (or an error's) cut to a length that fits in a message."""
     text = str(text)
