@@ -252,8 +252,7 @@ class ApiClient:
     def get_list(self, path, params=None, authenticated=True):
         """GET a list of objects (an empty body is an empty list); any other answer is an error
         naming what came and where, never a crash further on."""
-        body = self.get(path, params=params, authenticated=authenticated)
-        return list_of_objects(body, "GET", path)
+        return list_of_objects(self.get(path, params=params, authenticated=authenticated), "GET", path)
 
     def get_url(self, url):
         """GET an absolute URL outside the API, such as a pre-signed download link, never sending
@@ -398,7 +397,7 @@ class ApiClient:
         headers = {"Authorization": "Bearer " + self.authentication.access_token()} if authenticated else {}
         self.stats["requests"] += 1
         try:
-            raw = self.transport.send(method, url, params, json_body, headers, follow_redirects)
+            raw = self.transport.attempt(method, url, params, json_body, headers, follow_redirects)
         except TransportFailure as failure:
             return None, failure
         self.pacing.observe(raw.headers, quota_key)

@@ -41,15 +41,8 @@ class ApiError(Exception):
 
     def with_hint(self, hint):
         """The same error with a hint for the user appended to its text (``failure`` unchanged)."""
-        return self.__class__(
-            self.api_message,
-            status=self.status,
-            code=self.code,
-            method=self.method,
-            path=self.path,
-            hint=hint,
-            after_lost_response=self.after_lost_response,
-        )
+        kept = ("status", "code", "method", "path", "after_lost_response")
+        return self.__class__(self.api_message, hint=hint, **{name: getattr(self, name) for name in kept})
 
     def to_failure(self):
         return {
