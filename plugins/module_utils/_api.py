@@ -78,7 +78,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport 
     TransportFailure,
     checked_api_url,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import SharedQuota
 
 COLLECTION_VERSION = "0.1.0"
 USER_AGENT = "cloudcompute.cloud/" + COLLECTION_VERSION
@@ -235,10 +234,7 @@ class ApiClient:
         self.authentication = Authentication(client_id, client_secret, self.token_cache, clock, self._exchange_token)
         # What the caller should show at -vvv (the inventory plugin, CloudComputeModule).
         self.notes = []
-        shared_quota = self.token_cache and SharedQuota(
-            self.token_cache.quota_path, self.token_cache.key, clock, self._wait_for_rate_limit
-        )
-        self.pacing = RateLimitPacing(shared_quota, clock, self._wait_for_rate_limit, self._note)
+        self.pacing = RateLimitPacing(self.token_cache, clock, self._wait_for_rate_limit, self._note)
         # What this client did, for results and tests: requests sent, token exchanges, retries.
         self.stats = {"requests": 0, "token_requests": 0, "retries": 0, "rate_limited": 0, "paced_seconds": 0.0}
 

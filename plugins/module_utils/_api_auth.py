@@ -73,13 +73,9 @@ class Authentication:
         if not self.token_cache:
             return self._obtain(stale)
         with self.token_cache.locked():
-            # Another fork may have renewed it while we waited for the lock.
             cached = self.token_cache.load()
-            if (
-                cached
-                and not self._expiring(cached)
-                and (stale is None or cached["access_token"] != stale["access_token"])
-            ):
+            renewed_meanwhile = cached and cached.get("access_token") != (stale or {}).get("access_token")
+            if renewed_meanwhile and not self._expiring(cached):  # by another fork, while we waited for the lock
                 return cached
             token = self._obtain(cached or stale)
             self.token_cache.store(token)
