@@ -227,10 +227,9 @@ class ApiClient:
         # A task's wait_timeout bounds the waits of its client too: the API asking for more fails at once.
         self.wait_deadline = None if wait_timeout is None else clock() + wait_timeout
         self.has_credentials = bool(client_id and client_secret)
-        self.token_cache = None
         # token_cache=None reads "none", one of the words that disable the cache
-        if self.has_credentials and str(token_cache).strip().lower() not in DISABLED_TOKEN_CACHE_VALUES:
-            self.token_cache = TokenCache(token_cache, self.api_url, client_id, client_secret)
+        caching = self.has_credentials and str(token_cache).strip().lower() not in DISABLED_TOKEN_CACHE_VALUES
+        self.token_cache = TokenCache(token_cache, self.api_url, client_id, client_secret) if caching else None
         self.authentication = Authentication(client_id, client_secret, self.token_cache, clock, self._exchange_token)
         # What the caller should show at -vvv (the inventory plugin, CloudComputeModule).
         self.notes = []

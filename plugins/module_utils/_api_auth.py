@@ -151,9 +151,8 @@ class TokenCache:
     def store(self, token):
         ensure_private_directory(self.directory)
         data = dict(token, secret_digest=self.secret_digest)
-        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".token-", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".token-", suffix=".tmp")  # mode 0600
         try:
-            os.fchmod(handle, 0o600)
             with os.fdopen(handle, "w") as stream:
                 json.dump(data, stream)
             os.rename(temporary, self.path)
