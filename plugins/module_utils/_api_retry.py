@@ -166,8 +166,10 @@ def too_long_to_wait(asked, limit, time_left):
     """The words of a refusal to wait as the API ``asked``: beyond the client's ``limit`` or, when
     less is left, beyond what is left of the task's ``wait_timeout``."""
     if time_left < limit:
-        return f"The API asked to {asked}, beyond the {time_left:.0f} seconds left of wait_timeout; raise wait_timeout or try again later"
-    return f"The API asked to {asked}, beyond the {limit:.0f} seconds the client waits in all; try again later"
+        bound = f"the {time_left:.0f} seconds left of wait_timeout; raise wait_timeout or"
+    else:
+        bound = f"the {limit:.0f} seconds the client waits in all;"
+    return f"The API asked to {asked}, beyond {bound} try again later"
 
 
 def backoff_seconds(attempt, jitter):
