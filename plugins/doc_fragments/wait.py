@@ -17,6 +17,8 @@ options:
     description:
       - Seconds the task may spend waiting, in total. It is one budget for every wait of the
         task (for example shut down, then attach, then boot), not a timeout per step.
+      - The waits the API asks for (its rate limit's reset, C(Retry-After)) are held to it too; when
+        the API asks to wait longer than is left, the task fails at once, saying so.
     type: int
     default: 900
 """

@@ -34,6 +34,7 @@ This file does not import anything from Ansible so the inventory plugin can use 
 """
 
 import json
+import math
 import random
 import re
 import time
@@ -52,6 +53,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors imp
     InvalidPathValue,
     MissingCredentials,
     ResponseLost,
+    WaitRefused,
     shortened,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import RateLimitPacing
@@ -67,6 +69,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_retry impo
     RetryState,
     backoff_seconds,
     decide,
+    too_long_to_wait,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport import (
     HAS_REQUESTS,
@@ -75,7 +78,6 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport 
     TransportFailure,
     checked_api_url,
 )
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import SharedQuota
 
 COLLECTION_VERSION = "0.1.0"
 USER_AGENT = "cloudcompute.cloud/" + COLLECTION_VERSION
@@ -208,6 +210,7 @@ class ApiClient:
         max_rate_limit_retries=None,
         max_rate_limit_wait=MAX_RATE_LIMIT_WAIT,
         max_transient_retries=MAX_TRANSIENT_RETRIES,
+        wait_timeout=None,
     ):
         if not HAS_REQUESTS:
             raise ImportError(f"the requests Python library is required: {REQUESTS_IMPORT_ERROR}")
@@ -221,16 +224,16 @@ class ApiClient:
         # A task can wait out several rate-limit windows; an interactive caller (the inventory
         # plugin, which has its cache to fall back on) gives up sooner, after a number of 429s.
         self.retry_limits = RetryLimits(max_transient_retries, max_rate_limit_retries, max_rate_limit_wait)
+        # A task's wait_timeout bounds the waits of its client too: the API asking for more fails at once.
+        self.wait_deadline = None if wait_timeout is None else clock() + wait_timeout
         self.has_credentials = bool(client_id and client_secret)
-        self.token_cache = None
         # token_cache=None reads "none", one of the words that disable the cache
-        if self.has_credentials and str(token_cache).strip().lower() not in DISABLED_TOKEN_CACHE_VALUES:
-            self.token_cache = TokenCache(token_cache, self.api_url, client_id, client_secret)
+        caching = self.has_credentials and str(token_cache).strip().lower() not in DISABLED_TOKEN_CACHE_VALUES
+        self.token_cache = TokenCache(token_cache, self.api_url, client_id, client_secret) if caching else None
         self.authentication = Authentication(client_id, client_secret, self.token_cache, clock, self._exchange_token)
         # What the caller should show at -vvv (the inventory plugin, CloudComputeModule).
         self.notes = []
-        shared_quota = self.token_cache and SharedQuota(self.token_cache.quota_path, self.token_cache.key, clock, sleep)
-        self.pacing = RateLimitPacing(shared_quota, clock, sleep, self._note)
+        self.pacing = RateLimitPacing(self.token_cache, clock, self._wait_for_rate_limit, self._note)
         # What this client did, for results and tests: requests sent, token exchanges, retries.
         self.stats = {"requests": 0, "token_requests": 0, "retries": 0, "rate_limited": 0, "paced_seconds": 0.0}
 
@@ -244,8 +247,7 @@ class ApiClient:
     def get_list(self, path, params=None, authenticated=True):
         """GET a list of objects (an empty body is an empty list); any other answer is an error
         naming what came and where, never a crash further on."""
-        body = self.get(path, params=params, authenticated=authenticated)
-        return list_of_objects(body, "GET", path)
+        return list_of_objects(self.get(path, params=params, authenticated=authenticated), "GET", path)
 
     def get_url(self, url):
         """GET an absolute URL outside the API, such as a pre-signed download link, never sending
@@ -311,7 +313,7 @@ class ApiClient:
                 if attempt > self.retry_limits.transient_retries:
                     raise
                 self.stats["retries"] += 1
-                self.sleep(backoff_seconds(attempt, random.random()))
+                self.sleep(min(backoff_seconds(attempt, random.random()), self.time_left()))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def get_all_pages(self, path, params=None, page_size=100):
@@ -359,11 +361,14 @@ class ApiClient:
         state = RetryState()
         while True:
             # The token exchange follows no redirect: its body holds the client secret.
-            raw, failure = self._attempt(
-                method, url, params, json_body, authenticated, quota_key, follow_redirects=path != TOKEN_PATH
-            )
+            try:
+                raw, failure = self._attempt(
+                    method, url, params, json_body, authenticated, quota_key, follow_redirects=path != TOKEN_PATH
+                )
+            except WaitRefused as refused:
+                raise ApiError(str(refused), code="wait_too_long", method=method, path=path) from None
             attempt = Attempt(failure=failure.kind) if failure else Attempt(raw.status_code, raw.headers)
-            decision = decide(attempt, kind, state, self.retry_limits, self.clock(), random.random())
+            decision = decide(attempt, kind, state, self.retry_limits, self.clock(), random.random(), self.time_left())
             # A 429 counts whether it is waited out or fails the request.
             self.stats["rate_limited"] += decision.state.rate_limited - state.rate_limited
             if decision.action == ANSWER:
@@ -387,11 +392,24 @@ class ApiClient:
         headers = {"Authorization": "Bearer " + self.authentication.access_token()} if authenticated else {}
         self.stats["requests"] += 1
         try:
-            raw = self.transport.send(method, url, params, json_body, headers, follow_redirects)
+            raw = self.transport.attempt(method, url, params, json_body, headers, follow_redirects)
         except TransportFailure as failure:
             return None, failure
         self.pacing.observe(raw.headers, quota_key)
         return raw, None
+
+    def time_left(self):
+        """Seconds the client may still wait: what is left of the task's wait_timeout, if it has one."""
+        return math.inf if self.wait_deadline is None else max(0.0, self.wait_deadline - self.clock())
+
+    def _wait_for_rate_limit(self, seconds):
+        """Every wait of pacing: refused (``WaitRefused``) when the quota's reset is further away
+        than the client waits for anything (a hostile reset of days), instead of sleeping."""
+        left = self.time_left()
+        if seconds > min(self.retry_limits.rate_limit_wait, left):
+            asked = f"wait {seconds:.0f} seconds for its rate limit to reset"
+            raise WaitRefused(too_long_to_wait(asked, self.retry_limits.rate_limit_wait, left))
+        self.sleep(seconds)
 
     def _note(self, text):
         self.notes.append(text)  # ``notes`` looked up each time: callers empty it by replacing the list

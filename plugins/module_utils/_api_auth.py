@@ -73,13 +73,9 @@ class Authentication:
         if not self.token_cache:
             return self._obtain(stale)
         with self.token_cache.locked():
-            # Another fork may have renewed it while we waited for the lock.
             cached = self.token_cache.load()
-            if (
-                cached
-                and not self._expiring(cached)
-                and (stale is None or cached["access_token"] != stale["access_token"])
-            ):
+            renewed_meanwhile = cached and cached.get("access_token") != (stale or {}).get("access_token")
+            if renewed_meanwhile and not self._expiring(cached):  # by another fork, while we waited for the lock
                 return cached
             token = self._obtain(cached or stale)
             self.token_cache.store(token)
@@ -155,9 +151,8 @@ class TokenCache:
     def store(self, token):
         ensure_private_directory(self.directory)
         data = dict(token, secret_digest=self.secret_digest)
-        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".token-", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".token-", suffix=".tmp")  # mode 0600
         try:
-            os.fchmod(handle, 0o600)
             with os.fdopen(handle, "w") as stream:
                 json.dump(data, stream)
             os.rename(temporary, self.path)

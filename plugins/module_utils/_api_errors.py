@@ -41,15 +41,8 @@ class ApiError(Exception):
 
     def with_hint(self, hint):
         """The same error with a hint for the user appended to its text (``failure`` unchanged)."""
-        return self.__class__(
-            self.api_message,
-            status=self.status,
-            code=self.code,
-            method=self.method,
-            path=self.path,
-            hint=hint,
-            after_lost_response=self.after_lost_response,
-        )
+        kept = ("status", "code", "method", "path", "after_lost_response")
+        return self.__class__(self.api_message, hint=hint, **{name: getattr(self, name) for name in kept})
 
     def to_failure(self):
         return {
@@ -93,6 +86,10 @@ class MissingCredentials(Exception):
 class ResponseLost(ApiError):
     """A request that must not be repeated blindly may or may not have been carried out: the
     connection broke after it was sent, or the API answered 5xx. The caller must find out."""
+
+
+class WaitRefused(Exception):
+    """The API asked the client to wait longer than it may (pacing): the client fails the request."""
 
 
 def shortened(text):

@@ -11,7 +11,7 @@ Like the rest of the client this file imports nothing from Ansible.
 
 import random
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import QuotaFileUnusable
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import QuotaFileUnusable, SharedQuota
 
 # A request keeps this share of each rate-limit quota in reserve for other forks and tasks:
 # below it the client spreads its remaining requests over the rest of the window.
@@ -40,13 +40,14 @@ def parse_rate_limit_header(value):
 
 
 class RateLimitPacing:
-    """The pacing of one client. ``shared_quota`` is the ``SharedQuota`` of its API URL and
-    client id (None: pace alone); ``note(text)`` tells the caller something worth showing at
-    -vvv. A quota key is ``(method, path)``; requests without one (the token exchange, public
-    catalog reads) count against no quota."""
+    """The pacing of one client. With a ``token_cache`` the quotas are shared by every process of
+    its API URL and client id (``SharedQuota``); without one the client paces alone.
+    ``note(text)`` tells the caller something worth showing at -vvv. A quota key is
+    ``(method, path)``; requests without one (the token exchange, public catalog reads) count
+    against no quota."""
 
-    def __init__(self, shared_quota, clock, sleep, note):
-        self.shared_quota = shared_quota
+    def __init__(self, token_cache, clock, sleep, note):
+        self.shared_quota = token_cache and SharedQuota(token_cache.quota_path, token_cache.key, clock, sleep)
         self.clock = clock
         self.sleep = sleep
         self.note = note

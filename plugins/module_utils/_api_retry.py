@@ -19,8 +19,9 @@ The rules:
 - other 5xx and broken connections are retried with capped exponential backoff, but only for
   requests that may be repeated; a request that never reached the API (connecting failed)
   always may;
-- a wait the API asks for that goes beyond the budget fails at once: sleeping first and giving
-  up after is how a hostile ``Retry-After`` hangs a task.
+- a wait the API asks for that goes beyond the budget (or beyond ``time_left``, what is left of
+  the task's ``wait_timeout``) fails at once: sleeping first and giving up after is how a hostile
+  ``Retry-After`` hangs a task.
 
 Like the rest of the client this file imports nothing from Ansible.
 """
@@ -83,11 +84,17 @@ Decision = namedtuple(
 )
 
 
-def decide(attempt, kind, state, limits, now, jitter):
+def decide(attempt, kind, state, limits, now, jitter, time_left=math.inf):
     """What to do after ``attempt`` (an ``Attempt``) of a request of ``kind`` (a ``RequestKind``),
     given what the earlier attempts used up (``state``), the client's ``limits`` (a
-    ``RetryLimits``), the time ``now`` (for a ``Retry-After`` date) and ``jitter``, a random
-    number in [0, 1) that keeps forks from waking in lockstep. Returns a ``Decision``."""
+    ``RetryLimits``), the time ``now`` (for a ``Retry-After`` date), ``jitter``, a random
+    number in [0, 1) that keeps forks from waking in lockstep, and the seconds the task may still
+    wait (``time_left``), which no wait exceeds. Returns a ``Decision``."""
+    decision = _decide(attempt, kind, state, limits, now, jitter, time_left)
+    return decision._replace(wait=min(decision.wait, time_left))
+
+
+def _decide(attempt, kind, state, limits, now, jitter, time_left):
     if attempt.failure is not None:
         return _after_no_answer(attempt.failure, kind, state, limits, jitter)
     status = attempt.status
@@ -102,7 +109,7 @@ def decide(attempt, kind, state, limits, now, jitter):
         and (limits.rate_limit_retries is None or state.rate_limited < limits.rate_limit_retries)
     ):
         state = state._replace(rate_limited=state.rate_limited + 1)
-        return _wait_as_asked(headers, state.rate_limited, "rate_limit_waited", state, limits, now, jitter)
+        return _wait_as_asked(headers, state.rate_limited, "rate_limit_waited", state, limits, now, jitter, time_left)
     asked_to_wait = bool(headers.get("Retry-After"))
     if status == 503 and (kind.retry_unavailable or asked_to_wait) and state.transient < limits.transient_retries:
         # Overloaded or out of capacity, the API did nothing: retry a few times, then fail
@@ -110,7 +117,7 @@ def decide(attempt, kind, state, limits, now, jitter):
         state = state._replace(transient=state.transient + 1)
         if not asked_to_wait:
             return _backoff(state, jitter)
-        return _wait_as_asked(headers, state.transient, "unavailable_waited", state, limits, now, jitter)
+        return _wait_as_asked(headers, state.transient, "unavailable_waited", state, limits, now, jitter, time_left)
     if status >= 500 and status != 503:
         if kind.idempotent and state.transient < limits.transient_retries:
             return _backoff(state._replace(transient=state.transient + 1, outcome_unknown=True), jitter)
@@ -140,22 +147,29 @@ def _backoff(state, jitter):
     return Decision(RETRY, state, wait=backoff_seconds(state.transient, jitter))
 
 
-def _wait_as_asked(headers, number, waited, state, limits, now, jitter):
+def _wait_as_asked(headers, number, waited, state, limits, now, jitter, time_left):
     """Retry after what ``Retry-After`` asks (a backoff for the ``number``-th time when it is
     missing or not understood), counting the wait in the ``waited`` field of ``state``; or fail
-    when that goes beyond what is left of ``rate_limit_wait``."""
+    when that goes beyond what is left of ``rate_limit_wait`` or of ``time_left``."""
     budget = limits.rate_limit_wait - getattr(state, waited)
     delay = retry_after_seconds(headers.get("Retry-After"), now)
     if delay is None:
         delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2**number)
-    if delay > budget:
-        hint = "The API asked to retry after %s, beyond the %d seconds the client waits in all; try again later" % (
-            shortened(headers.get("Retry-After"))[:60],
-            limits.rate_limit_wait,
-        )
-        return Decision(FAIL, state, hint=hint)
-    wait = min(budget, delay + jitter)
+    if delay > min(budget, time_left):
+        asked = "retry after " + shortened(headers.get("Retry-After"))[:60]
+        return Decision(FAIL, state, hint=too_long_to_wait(asked, limits.rate_limit_wait, time_left))
+    wait = min(budget, time_left, delay + jitter)
     return Decision(RETRY, state._replace(**{waited: getattr(state, waited) + wait}), wait=wait, as_asked=True)
+
+
+def too_long_to_wait(asked, limit, time_left):
+    """The words of a refusal to wait as the API ``asked``: beyond the client's ``limit`` or, when
+    less is left, beyond what is left of the task's ``wait_timeout``."""
+    if time_left < limit:
+        bound = f"the {time_left:.0f} seconds left of wait_timeout; raise wait_timeout or"
+    else:
+        bound = f"the {limit:.0f} seconds the client waits in all;"
+    return f"The API asked to {asked}, beyond {bound} try again later"
 
 
 def backoff_seconds(attempt, jitter):

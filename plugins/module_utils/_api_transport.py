@@ -13,7 +13,7 @@ import time
 from urllib.parse import urlsplit
 
 try:
-    import requests
+    from requests import Session
     from requests.exceptions import ChunkedEncodingError, ConnectTimeout, RequestException, SSLError
     from requests.exceptions import ConnectionError as RequestsConnectionError
     from urllib3.exceptions import HTTPError as Urllib3Error
@@ -22,7 +22,7 @@ try:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 except ImportError as import_error:  # reported by the module wrapper with missing_required_lib()
-    requests = None
+    Session = object  # the client refuses to start without requests
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = import_error
 
@@ -57,25 +57,27 @@ class TransportFailure(Exception):
         self.path = path
 
 
-class Transport:
-    """The HTTP session of one client and the way it sends one attempt."""
+class Transport(Session):
+    """The HTTP session of one client and the way it sends one attempt. It follows redirects only
+    within the origin (scheme, host and port) of the request: the access token, a request body or
+    the answer of another server never cross."""
 
     def __init__(self, api_url, request_timeout, validate_certs, headers):
+        super().__init__()
         self.api_url = api_url
         self.request_timeout = request_timeout
         # Given with every request, not set on the session: requests lets REQUESTS_CA_BUNDLE (or
         # CURL_CA_BUNDLE) in the environment override a session-level verify=False, so
         # validate_certs=false was ignored wherever one of them is set; a per-request False stands.
         self.validate_certs = validate_certs
-        self.session = _SameOriginSession(api_url)
-        self.session.max_redirects = MAX_REDIRECTS
-        self.session.headers.update(headers)
+        self.max_redirects = MAX_REDIRECTS
+        self.headers.update(headers)
 
-    def send(self, method, url, params, json_body, headers, follow_redirects):
+    def attempt(self, method, url, params, json_body, headers, follow_redirects):
         """One attempt: the response, its body read (``.content``). Raises ``TransportFailure``
         when no answer came, or one the client does not accept."""
         try:
-            raw = self._send(method, url, params, json_body, headers, follow_redirects)
+            raw = self._read(method, url, params, json_body, headers, follow_redirects)
         except SSLError as error:
             raise TransportFailure(
                 REFUSED,
@@ -96,13 +98,13 @@ class Transport:
             raise TransportFailure(REFUSED, message, code="redirect_refused", status=raw.status_code)
         return raw
 
-    def _send(self, method, url, params, json_body, headers, follow_redirects):
+    def _read(self, method, url, params, json_body, headers, follow_redirects):
         """The response with its body read within the attempt's total deadline and refused
         beyond ``MAX_RESPONSE_BYTES`` (``TransportFailure``). Raises ``requests`` exceptions as
-        ``session.request`` does."""
+        ``Session.request`` does."""
         seconds = REQUEST_DEADLINE_FACTOR * float(self.request_timeout)
         deadline = time.monotonic() + seconds
-        raw = self.session.request(
+        raw = self.request(
             method,
             url,
             params=params,
@@ -143,6 +145,23 @@ class Transport:
         raw._content = bytes(body)  # what requests' .content, .text and .json() read
         raw._content_consumed = True
         return raw
+
+    def resolve_redirects(self, resp, req, *args, **kwargs):
+        if kwargs.get("yield_requests"):
+            # requests prepares the next hop of a redirect it was told not to follow (for
+            # ``Response.next``): nothing to check, or to prepare, there.
+            return iter(())
+        return super().resolve_redirects(resp, req, *args, **kwargs)
+
+    def rebuild_auth(self, prepared_request, response):
+        if origin(prepared_request.url) != origin(response.request.url):
+            raise TransportFailure(
+                REFUSED,
+                f"the answer was a redirect to another server ({without_query(prepared_request.url)}), not "
+                f"followed: the client only follows redirects within {self.api_url}",
+                code="cross_origin_redirect",
+            )
+        return super().rebuild_auth(prepared_request, response)
 
 
 def checked_api_url(api_url):
@@ -200,31 +219,3 @@ def _too_large(url):
         code="response_too_large",
         path=urlsplit(url).path,
     )
-
-
-if HAS_REQUESTS:
-
-    class _SameOriginSession(requests.Session):
-        """A session that follows redirects only within the origin (scheme, host and port) of the
-        request: the access token, a request body or the answer of another server never cross."""
-
-        def __init__(self, api_url):
-            super().__init__()
-            self.api_url = api_url
-
-        def resolve_redirects(self, resp, req, *args, **kwargs):
-            if kwargs.get("yield_requests"):
-                # requests prepares the next hop of a redirect it was told not to follow (for
-                # ``Response.next``): nothing to check, or to prepare, there.
-                return iter(())
-            return super().resolve_redirects(resp, req, *args, **kwargs)
-
-        def rebuild_auth(self, prepared_request, response):
-            if origin(prepared_request.url) != origin(response.request.url):
-                raise TransportFailure(
-                    REFUSED,
-                    f"the answer was a redirect to another server ({without_query(prepared_request.url)}), not "
-                    f"followed: the client only follows redirects within {self.api_url}",
-                    code="cross_origin_redirect",
-                )
-            return super().rebuild_auth(prepared_request, response)

@@ -119,8 +119,10 @@ class CloudComputeModule(AnsibleModule):
     @property
     def client(self):
         if self._client is None:
-            # the common options are the client's settings, under the same names
-            self._client = ApiClient(**{option: self.params[option] for option in COMMON_ARGUMENT_SPEC})
+            # the common options are the client's settings, under the same names; wait_timeout, where
+            # the module has it, bounds the client's waits too
+            settings = {option: self.params[option] for option in COMMON_ARGUMENT_SPEC}
+            self._client = ApiClient(**settings, wait_timeout=self.params.get("wait_timeout"))
         return self._client
 
     def hide_jupyter_tokens(self, instances):

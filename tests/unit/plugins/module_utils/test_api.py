@@ -3,6 +3,7 @@ lost responses, pacing and error mapping. Nothing here patches the client or the
 
 import json
 import os
+import re
 import stat
 import time
 
@@ -370,6 +371,31 @@ def test_pacing_delay_follows_the_headers(make_client):
     assert 2.7 < client.pacing_delay() <= 3.1  # 30-31 s spread over the 10 requests left
     client.pacing.observe({"RateLimit": '"project";r=0;t=30', "RateLimit-Policy": '"project";q=500;w=60'})
     assert 30 < client.pacing_delay() <= 31  # t is rounded down: wait until surely reset
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared quota", "paced alone"])
+@pytest.mark.parametrize(
+    "reset, wait_timeout, expected",
+    [
+        (1_000_000, None, "beyond the 900 seconds the client waits in all"),
+        (30, 5, "beyond the 5 seconds left of wait_timeout"),
+    ],
+    ids=["a hostile reset", "more than the task has left"],
+)
+def test_pacing_never_waits_beyond_what_is_left(make_client, tmp_path, shared, reset, wait_timeout, expected):
+    slept = []
+    token_cache = str(tmp_path / "tokens") if shared else False
+    client = make_client(token_cache=token_cache, wait_timeout=wait_timeout, sleep=slept.append)
+    quota_key = ("GET", "/v1/ssh-keys")
+    headers = {"RateLimit": f'"project";r=0;t={reset}', "RateLimit-Policy": '"project";q=500;w=60'}
+    client.pacing.observe(headers, quota_key)
+    with pytest.raises(ApiError) as failure:
+        client.get("/ssh-keys")
+    assert (failure.value.code, failure.value.method, failure.value.path) == ("wait_too_long", "GET", "/ssh-keys")
+    asked = re.search(r"The API asked to wait (\d+) seconds for its rate limit to reset", failure.value.api_message)
+    assert reset <= int(asked.group(1)) <= reset + 2  # t is rounded down: a second more, and some jitter
+    assert expected in failure.value.api_message
+    assert slept == [] and client.stats["requests"] == 0  # failed at once, nothing sent
 
 
 # ---------------------------------------------------------------------------- errors

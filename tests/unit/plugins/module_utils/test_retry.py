@@ -266,11 +266,86 @@ CASES = [
 ]
 
 
+# The same rules within a task's wait_timeout: ``time_left``, the seconds the task may still wait,
+# bounds every wait, and what the API asks beyond it fails at once.
+WITHIN_WAIT_TIMEOUT = [
+    (
+        "429 asking more than the task has left fails at once",
+        answered(429, "30"),
+        READ,
+        FRESH,
+        10.0,
+        fail(hint="The API asked to retry after 30, beyond the 10 seconds left of wait_timeout", rate_limited=1),
+    ),
+    (
+        "429 asking an absurd wait names what the task has left",
+        answered(429, "999999"),
+        CREATE,
+        FRESH,
+        60.0,
+        fail(hint="beyond the 60 seconds left of wait_timeout", rate_limited=1),
+    ),
+    (
+        "429 with more than the client's budget left names the client's",
+        answered(429, "999999"),
+        READ,
+        FRESH,
+        3600.0,
+        fail(hint="beyond the 900 seconds the client waits in all", rate_limited=1),
+    ),
+    (
+        "429 within the task's time waits as asked",
+        answered(429, "3"),
+        READ,
+        FRESH,
+        10.0,
+        retry(3.5, as_asked=True, rate_limited=1, rate_limit_waited=3.5),
+    ),
+    (
+        "429's jitter is clamped to the task's time",
+        answered(429, "3"),
+        READ,
+        FRESH,
+        3.2,
+        retry(3.2, as_asked=True, rate_limited=1, rate_limit_waited=3.2),
+    ),
+    (
+        "503 with Retry-After beyond the task's time fails at once",
+        answered(503, "120"),
+        DEPLOY,
+        FRESH,
+        30.0,
+        fail(hint="beyond the 30 seconds left of wait_timeout", transient=1),
+    ),
+    ("a backoff is clamped to the task's time", answered(503), READ, FRESH, 0.1, retry(0.1, transient=1)),
+    (
+        "a connect failure with no time left is retried at once",
+        no_answer(CONNECT_FAILED),
+        CREATE,
+        FRESH,
+        0.0,
+        retry(0.0, transient=1),
+    ),
+]
+
+
 @pytest.mark.parametrize(
     "attempt, kind, state, limits, expected", [case[1:] for case in CASES], ids=[case[0] for case in CASES]
 )
 def test_decision(attempt, kind, state, limits, expected):
-    decision = decide(attempt, kind, state, limits, NOW, JITTER)
+    assert_decision(decide(attempt, kind, state, limits, NOW, JITTER), state, expected)
+
+
+@pytest.mark.parametrize(
+    "attempt, kind, state, time_left, expected",
+    [case[1:] for case in WITHIN_WAIT_TIMEOUT],
+    ids=[case[0] for case in WITHIN_WAIT_TIMEOUT],
+)
+def test_decision_within_wait_timeout(attempt, kind, state, time_left, expected):
+    assert_decision(decide(attempt, kind, state, DEFAULT, NOW, JITTER, time_left), state, expected)
+
+
+def assert_decision(decision, state, expected):
     assert decision.action == expected["action"]
     if decision.action == RETRY:
         assert decision.wait == pytest.approx(expected["wait"])
