@@ -17,8 +17,9 @@ options:
     description:
       - Seconds the task may spend waiting, in total. It is one budget for every wait of the
         task (for example shut down, then attach, then boot), not a timeout per step.
-      - The waits the API asks for (its rate limit's reset, C(Retry-After)) are held to it too; when
-        the API asks to wait longer than is left, the task fails at once, saying so.
+      - The waits the API asks for (its rate limit's reset, C(Retry-After)) are held to it too, except
+        that a wait of up to a minute (one rate-limit window) is always taken; when the API asks to
+        wait longer than that and longer than is left, the task fails at once, saying so.
     type: int
     default: 900
 """

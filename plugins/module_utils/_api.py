@@ -79,6 +79,10 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport 
     checked_api_url,
 )
 
+# A wait the API asks for of up to a rate-limit window is taken even past the task's
+# wait_timeout: the option bounds waiting for resources, and a task that may not wait for its
+# resource at all (wait_timeout: 0) must still get its requests through a busy minute.
+ALWAYS_WAITED = 60.0
 COLLECTION_VERSION = "0.1.0"
 USER_AGENT = "cloudcompute.cloud/" + COLLECTION_VERSION
 
@@ -399,8 +403,9 @@ class ApiClient:
         return raw, None
 
     def time_left(self):
-        """Seconds the client may still wait: what is left of the task's wait_timeout, if it has one."""
-        return math.inf if self.wait_deadline is None else max(0.0, self.wait_deadline - self.clock())
+        """Seconds the client may still wait: what is left of the task's wait_timeout, if it has
+        one, but never less than ``ALWAYS_WAITED``."""
+        return math.inf if self.wait_deadline is None else max(ALWAYS_WAITED, self.wait_deadline - self.clock())
 
     def _wait_for_rate_limit(self, seconds):
         """Every wait of pacing: refused (``WaitRefused``) when the quota's reset is further away

@@ -166,7 +166,7 @@ def too_long_to_wait(asked, limit, time_left):
     """The words of a refusal to wait as the API ``asked``: beyond the client's ``limit`` or, when
     less is left, beyond what is left of the task's ``wait_timeout``."""
     if time_left < limit:
-        bound = f"the {time_left:.0f} seconds left of wait_timeout; raise wait_timeout or"
+        bound = f"the {time_left:.0f} seconds the task may still wait; raise wait_timeout or"
     else:
         bound = f"the {limit:.0f} seconds the client waits in all;"
     return f"The API asked to {asked}, beyond {bound} try again later"

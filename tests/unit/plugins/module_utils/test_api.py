@@ -378,9 +378,10 @@ def test_pacing_delay_follows_the_headers(make_client):
     "reset, wait_timeout, expected",
     [
         (1_000_000, None, "beyond the 900 seconds the client waits in all"),
-        (30, 5, "beyond the 5 seconds left of wait_timeout"),
+        (300, 120, "beyond the 120 seconds the task may still wait"),
+        (300, 5, "beyond the 60 seconds the task may still wait"),
     ],
-    ids=["a hostile reset", "more than the task has left"],
+    ids=["a hostile reset", "more than the task has left", "more than a minute for a short wait_timeout"],
 )
 def test_pacing_never_waits_beyond_what_is_left(make_client, tmp_path, shared, reset, wait_timeout, expected):
     slept = []
@@ -396,6 +397,21 @@ def test_pacing_never_waits_beyond_what_is_left(make_client, tmp_path, shared, r
     assert reset <= int(asked.group(1)) <= reset + 2  # t is rounded down: a second more, and some jitter
     assert expected in failure.value.api_message
     assert slept == [] and client.stats["requests"] == 0  # failed at once, nothing sent
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared quota", "paced alone"])
+def test_pacing_waits_out_a_short_reset_whatever_the_wait_timeout(make_client, tmp_path, shared):
+    """wait_timeout bounds waiting for resources: a task that may not wait at all still gets its
+    request through a rate-limit window of less than a minute."""
+    slept, started = [], time.time()
+    token_cache = str(tmp_path / "tokens") if shared else False
+    client = make_client(
+        token_cache=token_cache, wait_timeout=0, sleep=slept.append, clock=lambda: started + sum(slept)
+    )
+    headers = {"RateLimit": '"project";r=0;t=20', "RateLimit-Policy": '"project";q=500;w=60'}
+    client.pacing.observe(headers, ("GET", "/v1/ssh-keys"))
+    client.get("/ssh-keys")
+    assert 20 <= sum(slept) <= 23 and client.stats["requests"] >= 1
 
 
 # ---------------------------------------------------------------------------- errors

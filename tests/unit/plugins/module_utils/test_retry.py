@@ -275,7 +275,7 @@ WITHIN_WAIT_TIMEOUT = [
         READ,
         FRESH,
         10.0,
-        fail(hint="The API asked to retry after 30, beyond the 10 seconds left of wait_timeout", rate_limited=1),
+        fail(hint="The API asked to retry after 30, beyond the 10 seconds the task may still wait", rate_limited=1),
     ),
     (
         "429 asking an absurd wait names what the task has left",
@@ -283,7 +283,7 @@ WITHIN_WAIT_TIMEOUT = [
         CREATE,
         FRESH,
         60.0,
-        fail(hint="beyond the 60 seconds left of wait_timeout", rate_limited=1),
+        fail(hint="beyond the 60 seconds the task may still wait", rate_limited=1),
     ),
     (
         "429 with more than the client's budget left names the client's",
@@ -315,7 +315,7 @@ WITHIN_WAIT_TIMEOUT = [
         DEPLOY,
         FRESH,
         30.0,
-        fail(hint="beyond the 30 seconds left of wait_timeout", transient=1),
+        fail(hint="beyond the 30 seconds the task may still wait", transient=1),
     ),
     ("a backoff is clamped to the task's time", answered(503), READ, FRESH, 0.1, retry(0.1, transient=1)),
     (
