@@ -646,7 +646,9 @@ class Cluster(Compute):
         for path in paths.values():
             with ignoring(404):  # gone meanwhile: that is what we wanted
                 self.client.delete(path, json_body={"is_permanent": permanently})
-        for volume_id, path in paths.items() if wait else ():
+        if not wait:
+            return
+        for volume_id, path in paths.items():
             self.budget.until(
                 functools.partial(fetch_or_none, self.client, path),
                 lambda volume: volume is None or volume.get("status") == "deleted",
