@@ -13,9 +13,9 @@ import json
 import os
 import pathlib
 import sys
-import tomllib
 
 import coverage
+import tomllib
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 CONFIG = REPO / "pyproject.toml"
@@ -88,9 +88,7 @@ def main():
     for name, item in sorted(report_data["files"].items(), key=file_percent)[:LEAST_COVERED]:
         summary = item["summary"]
         file_branches = percent(summary["covered_branches"], summary["num_branches"])
-        print(
-            f"  {file_percent((name, item))[0]:5.1f}%  {file_branches:5.1f}%  {summary['missing_lines']:4d}  {name}"
-        )
+        print(f"  {file_percent((name, item))[0]:5.1f}%  {file_branches:5.1f}%  {summary['missing_lines']:4d}  {name}")
     if args.html:
         cov.html_report(include=INCLUDE)
         print(f"HTML report: {REPO / cov.config.html_dir / 'index.html'}")

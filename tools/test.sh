@@ -43,6 +43,20 @@ export COVERAGE_DATA_DIR
 COVERAGE=${COVERAGE:-0}
 export COVERAGE
 
+# Coverage's own .pth file starts it in every process that inherits COVERAGE_PROCESS_START, the
+# emulator's (it runs none of the collection's code, and tracing every request it serves doubled
+# a stage's time) and the modules' (ansible-core's AnsiballZ hook starts theirs) included. This
+# one starts it only where it measures something: the variable is set for coverage's start-up in
+# this process alone, so no child inherits it and each child decides again.
+install_coverage_hook() {
+    local site
+    site=$("$CEILING_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+    cat >"$site/cloudcompute_coverage.pth.tmp" <<'PTH'
+import os, sys; exec("config = os.environ.get('CLOUDCOMPUTE_COVERAGE_START')\nif config and not os.path.basename((sys.argv or [''])[0]).startswith('AnsiballZ_') and 'cloudcompute_emulator' not in sys.orig_argv:\n os.environ['COVERAGE_PROCESS_START'] = config\n import coverage\n coverage.process_startup()\n del os.environ['COVERAGE_PROCESS_START']")
+PTH
+    mv "$site/cloudcompute_coverage.pth.tmp" "$site/cloudcompute_coverage.pth"
+}
+
 # Run a command with coverage on when its stage is measured.
 measured() {
     local stage=$1
@@ -52,7 +66,7 @@ measured() {
         return
     fi
     (
-        export COVERAGE_PROCESS_START="$REPO/pyproject.toml"
+        export CLOUDCOMPUTE_COVERAGE_START="$REPO/pyproject.toml"
         # ansible-core's hook (what ansible-test sets): each AnsiballZ module process starts
         # coverage with this configuration and writes <output>=python-X.Y=coverage.<host>.<pid>.
         _ANSIBLE_ANSIBALLZ_COVERAGE_CONFIG=$(printf '{"config": "%s", "output": "%s"}' \
@@ -182,6 +196,7 @@ stage_collection
 if [ "$COVERAGE" = 1 ] && [ -z "${TEST_LANE:-}" ]; then
     rm -rf "$COVERAGE_DATA_DIR" && mkdir -p "$COVERAGE_DATA_DIR"
 fi
+[ "$COVERAGE" != 1 ] || install_coverage_hook
 
 for stage in "${stages[@]}"; do
     case $stage in

@@ -108,7 +108,9 @@ RETRY_AFTER = st.one_of(
     st.none(),
     st.floats().map(repr),
     st.integers(min_value=-(10**20), max_value=10**20).map(str),
-    st.sampled_from(["Wed, 21 Oct 2015 07:28:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT", "Mon, 01 Jan 0001 00:00:00 GMT"]),
+    st.sampled_from(
+        ["Wed, 21 Oct 2015 07:28:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT", "Mon, 01 Jan 0001 00:00:00 GMT"]
+    ),
     st.text(max_size=40),
 )
 
@@ -130,7 +132,12 @@ def test_a_retry_never_waits_beyond_the_budget_or_the_time_left(status, retry_af
     headers = {} if retry_after is None else {"Retry-After": retry_after}
     state = _api_retry.RetryState(rate_limit_waited=waited, unavailable_waited=waited)
     decision = _api_retry.decide(
-        _api_retry.Attempt(status, headers), _api_retry.RequestKind(), state, _api_retry.RetryLimits(), NOW, jitter,
+        _api_retry.Attempt(status, headers),
+        _api_retry.RequestKind(),
+        state,
+        _api_retry.RetryLimits(),
+        NOW,
+        jitter,
         time_left,
     )
     assert decision.action in (_api_retry.ANSWER, _api_retry.RETRY, _api_retry.RENEW_TOKEN, _api_retry.FAIL)
@@ -141,3 +148,36 @@ def test_a_retry_never_waits_beyond_the_budget_or_the_time_left(status, retry_af
         assert spent <= _api_retry.MAX_RATE_LIMIT_WAIT + 1e-6
     if status < 400:
         assert decision.action == _api_retry.ANSWER
+
+
+@given(
+    answers=st.lists(
+        st.sampled_from([(500, None), (502, None), (503, None), (None, "connect failed"), (None, "connection lost")]),
+        min_size=12,
+        max_size=12,
+    ),
+    idempotent=st.booleans(),
+    jitter=st.floats(min_value=0, max_value=1, exclude_max=True),
+)
+def test_transient_failures_are_retried_at_most_the_limit_then_fail(answers, idempotent, jitter):
+    """Whatever mix of 5xx answers and broken connections comes back, a request is retried at
+    most MAX_TRANSIENT_RETRIES times, each after a bounded backoff, then fails."""
+    state = _api_retry.RetryState()
+    kind = _api_retry.RequestKind(idempotent=idempotent)
+    retries = 0
+    for status, failure in answers:
+        failure = {"connect failed": _api_retry.CONNECT_FAILED, "connection lost": _api_retry.CONNECTION_LOST}.get(
+            failure
+        )
+        decision = _api_retry.decide(
+            _api_retry.Attempt(status, {}, failure), kind, state, _api_retry.RetryLimits(), NOW, jitter
+        )
+        if decision.action != _api_retry.RETRY:
+            assert decision.action == _api_retry.FAIL
+            break
+        retries += 1
+        assert 0 < decision.wait <= _api_retry.MAX_BACKOFF
+        state = decision.state
+    assert retries <= _api_retry.MAX_TRANSIENT_RETRIES
+    if idempotent and all(status in (500, 502, 503) or status is None for status, _failure in answers):
+        assert retries == _api_retry.MAX_TRANSIENT_RETRIES
