@@ -132,22 +132,24 @@ def score(report):
     return killed, counted, incompetent
 
 
-def markdown(reports, elapsed):
+def markdown(reports):
     lines = [
         "# Mutation score of the decision code",
         "",
         f"Written by `make mutation` (tools/mutation.py, cosmic-ray) on {datetime.date.today()}, "
-        f"{platform.python_implementation()} {platform.python_version()}, in {elapsed / 60:.1f} min.",
+        f"{platform.python_implementation()} {platform.python_version()}, niced, on a machine shared with other runs.",
         "A survivor is a mutant the module's unit tests still pass. Target: >= 85% killed.",
         "",
-        "| module | tests | mutants | killed | survived | score |",
-        "|---|---|---|---|---|---|",
+        "| module | tests | mutants | killed | survived | score | minutes |",
+        "|---|---|---|---|---|---|---|",
     ]
     for report in reports:
         killed, counted, _incompetent = score(report)
         percent = 100.0 * killed / counted if counted else 0.0
         tests = ", ".join(pathlib.Path(test).name for test in report["tests"])
-        lines.append(f"| `{report['module']}` | {tests} | {counted} | {killed} | {counted - killed} | {percent:.1f}% |")
+        lines.append(
+            f"| `{report['module']}` | {tests} | {counted} | {killed} | {counted - killed} | {percent:.1f}% | {report.get('minutes', 0):.0f} |"
+        )
     for report in reports:
         survivors = [mutant for mutant in report["mutants"] if mutant["outcome"] not in ("killed", "incompetent")]
         lines += ["", f"## Survivors in `{report['source']}` ({len(survivors)})", ""]
@@ -161,6 +163,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", help="any of " + ", ".join(MODULES))
     parser.add_argument("--output", default=str(REPO / "bench" / "mutation.md"))
+    parser.add_argument("--report-only", action="store_true", help="write the file from the last run of each module")
     parser.add_argument("--staged", required=True, help="the staged collection (tools/mutation.sh)")
     args = parser.parse_args()
     unknown = sorted(set(args.modules) - set(MODULES))
@@ -169,16 +172,24 @@ def main():
     staged = pathlib.Path(args.staged)
     workdir = staged.parent.parent.parent.parent / "mutation"
     workdir.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
     reports = []
-    for name in args.modules or list(MODULES):
+    if args.report_only:
+        # the results of earlier runs, one module each, in one file
+        reports = [
+            json.loads((workdir / f"{name}.json").read_text())
+            for name in args.modules or list(MODULES)
+            if (workdir / f"{name}.json").exists()
+        ]
+    for name in [] if args.report_only else args.modules or list(MODULES):
         print(f"==> mutating {name}", file=sys.stderr, flush=True)
+        module_started = time.monotonic()
         report = mutate(name, staged, workdir)
         killed, counted, _incompetent = score(report)
         print(f"==> {name}: {killed}/{counted} mutants killed", file=sys.stderr, flush=True)
+        report["minutes"] = (time.monotonic() - module_started) / 60
         (workdir / f"{name}.json").write_text(json.dumps(report, indent=1))
         reports.append(report)
-    pathlib.Path(args.output).write_text(markdown(reports, time.monotonic() - started))
+    pathlib.Path(args.output).write_text(markdown(reports))
     print(f"==> written to {args.output}", file=sys.stderr)
 
 
