@@ -54,6 +54,7 @@ def main():
     files = data_files(args.data_dir)
     cov = coverage.Coverage(config_file=str(CONFIG), data_file=str(args.data_dir / ".coverage"))
     if files:
+        cov.load()  # add to what an earlier report combined, never replace it
         cov.combine(files, strict=False, keep=False)
         cov.save()
     cov.load()
