@@ -51,10 +51,10 @@ export COVERAGE
 install_coverage_hook() {
     local site
     site=$("$CEILING_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
-    cat >"$site/cloudcompute_coverage.pth.tmp" <<'PTH'
+    cat >"$site/cloudcompute_coverage.pth.$$" <<'PTH'
 import os, sys; exec("config = os.environ.get('CLOUDCOMPUTE_COVERAGE_START')\nif config and not os.path.basename((sys.argv or [''])[0]).startswith('AnsiballZ_') and 'cloudcompute_emulator' not in sys.orig_argv:\n os.environ['COVERAGE_PROCESS_START'] = config\n import coverage\n coverage.process_startup()\n del os.environ['COVERAGE_PROCESS_START']")
 PTH
-    mv "$site/cloudcompute_coverage.pth.tmp" "$site/cloudcompute_coverage.pth"
+    mv "$site/cloudcompute_coverage.pth.$$" "$site/cloudcompute_coverage.pth"
 }
 
 # Run a command with coverage on when its stage is measured.
