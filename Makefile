@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 .PHONY: help demo test bootstrap sanity units emulator-tests integration reliability eda-tests lint format molecule \
-	release-tests awx-tests docs-tests build ee docs bench clean
+	release-tests awx-tests docs-tests build ee docs bench coverage mutation clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -61,6 +61,12 @@ format: ## one Python dialect: ruff's fixes and formatter on plugins/ and tests/
 
 docs: ## the documentation site in docs/site/ (reference + guides)
 	@tools/docs.sh
+
+coverage: ## the measured stages (units-ceiling, integration, reliability, eda, awx) with coverage; HTML in .tmp/coverage-html
+	@COVERAGE=1 COVERAGE_HTML=1 tools/test.sh units-ceiling integration reliability eda awx
+
+mutation: ## mutation score of the decision code (cosmic-ray; ARGS=_api_retry: one module), written to bench/mutation.md
+	@tools/mutation.sh $(ARGS)
 
 bench: ## benchmarks against their floors, written to bench/results.md (ARGS=--quick: a few minutes)
 	@bench/run $(ARGS)

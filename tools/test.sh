@@ -31,6 +31,64 @@ CLIENT_UNIT_TESTS=(tests/unit/plugins/module_utils/test_api.py tests/unit/plugin
                    tests/unit/plugins/module_utils/test_quota.py tests/unit/plugins/module_utils/test_locks.py)
 stages=("$@")
 
+# Coverage (CONTRIBUTING.md, "Coverage"): the stages whose runs are measured (pyproject.toml,
+# tool.cloudcompute.coverage), always in a full run, and in named stages with COVERAGE=1. Every
+# Python process of such a stage starts coverage (coverage's own .pth file in the ceiling venv
+# reads COVERAGE_PROCESS_START), the modules through ansible-core's AnsiballZ coverage hook; the
+# data of both lanes lands in one directory and tools/coverage_report.py combines it at the end.
+COVERAGE_STAGES=(units-ceiling integration reliability eda awx)
+COVERAGE_DATA_DIR=${COVERAGE_DATA_DIR:-$REPO/.tmp/coverage}
+export COVERAGE_DATA_DIR
+[ ${#stages[@]} -eq 0 ] && COVERAGE=${COVERAGE:-1}
+COVERAGE=${COVERAGE:-0}
+export COVERAGE
+
+# Coverage's own .pth file starts it in every process that inherits COVERAGE_PROCESS_START, the
+# emulator's (it runs none of the collection's code, and tracing every request it serves doubled
+# a stage's time) and the modules' (ansible-core's AnsiballZ hook starts theirs) included. This
+# one starts it only where it measures something: the variable is set for coverage's start-up in
+# this process alone, so no child inherits it and each child decides again.
+install_coverage_hook() {
+    local site
+    site=$("$CEILING_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+    cat >"$site/cloudcompute_coverage.pth.$$" <<'PTH'
+import os, sys; exec("config = os.environ.get('CLOUDCOMPUTE_COVERAGE_START')\nif config and not os.path.basename((sys.argv or [''])[0]).startswith('AnsiballZ_') and 'cloudcompute_emulator' not in sys.orig_argv:\n os.environ['COVERAGE_PROCESS_START'] = config\n import coverage\n coverage.process_startup()\n del os.environ['COVERAGE_PROCESS_START']")
+PTH
+    mv "$site/cloudcompute_coverage.pth.$$" "$site/cloudcompute_coverage.pth"
+}
+
+# Run a command with coverage on when its stage is measured.
+measured() {
+    local stage=$1
+    shift
+    if [ "$COVERAGE" != 1 ] || [[ " ${COVERAGE_STAGES[*]} " != *" $stage "* ]]; then
+        "$@"
+        return
+    fi
+    (
+        export CLOUDCOMPUTE_COVERAGE_START="$REPO/pyproject.toml"
+        # ansible-core's hook (what ansible-test sets): each AnsiballZ module process starts
+        # coverage with this configuration and writes <output>=python-X.Y=coverage.<host>.<pid>.
+        _ANSIBLE_ANSIBALLZ_COVERAGE_CONFIG=$(printf '{"config": "%s", "output": "%s"}' \
+            "$REPO/pyproject.toml" "$COVERAGE_DATA_DIR/module-$stage")
+        export _ANSIBLE_ANSIBALLZ_COVERAGE_CONFIG
+        "$@"
+    )
+}
+
+# Combine the measured stages' data; print the totals and the least-covered files; fail below
+# the floors when every measured stage ran (a full run, `make coverage`).
+run_coverage_report() {
+    local options=() stage
+    [ -z "${COVERAGE_HTML:-}" ] || options+=(--html)
+    options+=(--check)
+    for stage in "${COVERAGE_STAGES[@]}"; do
+        [[ " $* " == *" $stage "* ]] || unset 'options[-1]'
+        [[ " $* " == *" $stage "* ]] || break
+    done
+    "$CEILING_VENV/bin/python" "$REPO/tools/coverage_report.py" "$COVERAGE_DATA_DIR" "${options[@]}"
+}
+
 # pytest on the staged collection: tests import ansible_collections.cloudcompute.cloud.* and run
 # playbooks with ANSIBLE_COLLECTIONS_PATH pointing at the same copy.
 run_pytest() {
@@ -111,6 +169,7 @@ run_lane() {
 if [ ${#stages[@]} -eq 0 ]; then
     # The full run: the static lane in the background (its output shown when it is done), the
     # emulator lane in the foreground.
+    rm -rf "$COVERAGE_DATA_DIR" && mkdir -p "$COVERAGE_DATA_DIR"
     lane_tmp=$(mktemp -d)
     trap 'rm -rf "$lane_tmp"' EXIT
     mkdir -p "$lane_tmp/static" "$lane_tmp/emulator"
@@ -122,40 +181,54 @@ if [ ${#stages[@]} -eq 0 ]; then
     wait "$static_pid" || static_status=$?
     log "the static lane's output:"
     cat "$lane_tmp/static.log"
+    coverage_status=0
+    [ "$COVERAGE" = 1 ] && { run_coverage_report "${ALL_STAGES[@]}" || coverage_status=1; }
     print_stage_summary
     log "lanes: emulator $([ "$emulator_status" -eq 0 ] && echo ok || echo FAILED), static $([ "$static_status" -eq 0 ] && echo ok || echo FAILED); all stages in $SECONDS s"
-    [ "$emulator_status" -eq 0 ] && [ "$static_status" -eq 0 ]
+    log "coverage: $([ "$coverage_status" -eq 0 ] && echo ok || echo "FAILED (below the floor)")"
+    [ "$emulator_status" -eq 0 ] && [ "$static_status" -eq 0 ] && [ "$coverage_status" -eq 0 ]
     exit
 fi
 
 stage_collection
+# Named stages measured on their own (COVERAGE=1) start from no data; the lanes of a full run
+# share the directory its start emptied.
+if [ "$COVERAGE" = 1 ] && [ -z "${TEST_LANE:-}" ]; then
+    rm -rf "$COVERAGE_DATA_DIR" && mkdir -p "$COVERAGE_DATA_DIR"
+fi
+[ "$COVERAGE" != 1 ] || install_coverage_hook
 
 for stage in "${stages[@]}"; do
     case $stage in
         sanity-*) run_stage "$stage" "$REPO/tools/sanity.sh" "${stage#sanity-}" ;;
-        units-floor|units-ceiling) run_stage "$stage" run_pytest "$(core_venv "${stage#units-}")" tests/unit -n 2 ;;
+        units-floor|units-ceiling) run_stage "$stage" measured "$stage" run_pytest "$(core_venv "${stage#units-}")" tests/unit -n 2 ;;
         units-*) run_stage "$stage" run_pytest "$(core_venv "${stage#units-}")" tests/unit -n 2 \
                      "${CLIENT_UNIT_TESTS[@]/#/--ignore=}" ;;
         emulator) run_stage "$stage" run_emulator_tests ;;
         # Two workers, each with its own emulator: a target is mostly ansible-playbook start-up
         # and waiting on the emulator clock, so two at once use the two cores.
-        integration) run_stage "$stage" run_pytest "$CEILING_VENV" tests/integration -n 2 ;;
+        integration) run_stage "$stage" measured "$stage" run_pytest "$CEILING_VENV" tests/integration -n 2 ;;
         integration-floor) run_stage "$stage" run_integration_floor ;;
         # Two workers too: the scenarios wait on the emulator clock and its injected faults.
-        reliability) run_stage "$stage" run_pytest "$CEILING_VENV" tests/reliability -n 2 ;;
+        reliability) run_stage "$stage" measured "$stage" run_pytest "$CEILING_VENV" tests/reliability -n 2 ;;
         # ansible-rulebook runs the collection's rulebooks against an emulator (tests/eda).
-        eda) run_stage "$stage" run_pytest "$CEILING_VENV" tests/eda ;;
+        eda) run_stage "$stage" measured "$stage" run_pytest "$CEILING_VENV" tests/eda ;;
         lint) run_stage "$stage" run_lint ;;
         molecule) run_stage "$stage" run_molecule "$CEILING_VENV" ;;
         molecule-floor) run_stage "$stage" run_molecule "$FLOOR_VENV" ;;
         release) run_stage "$stage" run_pytest "$CEILING_VENV" tests/release ;;
-        awx) run_stage "$stage" run_pytest "$CEILING_VENV" tests/awx ;;
+        awx) run_stage "$stage" measured "$stage" run_pytest "$CEILING_VENV" tests/awx ;;
         docs) run_stage "$stage" run_docs_tests ;;
         *) die "unknown stage $stage (known: ${ALL_STAGES[*]})" ;;
     esac
     # sanity leaves tests/output behind in the copy; later stages want a clean tree.
     stage_collection
 done
+
+# Named stages measured on their own: their report (the floors only hold for all of them).
+if [ "$COVERAGE" = 1 ] && [ -z "${TEST_LANE:-}" ]; then
+    run_stage coverage run_coverage_report "${stages[@]}"
+fi
 
 print_stage_summary
 [ "$FAILED_STAGES" -eq 0 ]
