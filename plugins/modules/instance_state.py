@@ -23,9 +23,9 @@ author:
 extends_documentation_fragment:
   - cloudcompute.cloud.common
   - cloudcompute.cloud.wait
+  - cloudcompute.cloud.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes
 options:
   instances:
     description:

@@ -20,9 +20,9 @@ extends_documentation_fragment:
   - cloudcompute.cloud.common
   - cloudcompute.cloud.wait
   - cloudcompute.cloud.serverless
+  - cloudcompute.cloud.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes
 options:
   name:
     description:
