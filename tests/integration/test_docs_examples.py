@@ -14,7 +14,8 @@ Examples are read from the Markdown's fenced ``yaml`` blocks. A block is
   example that runs on its own, and not run.
 
 An example that cannot run here says so with an HTML comment on a line of its own just before
-the block, giving the reason: ``<!-- docs-example: not runnable: <reason> -->``.
+the block, giving the reason: ``<!-- docs-example: not runnable: <reason> -->``. An example that
+shows a refusal says what its failure carries: ``<!-- docs-example: fails with: <text> -->``.
 
 The documented placeholders become real values: ``https://api.example.com/v1`` the emulator's
 URL, the variables of ``placeholder_vars`` the emulator's credentials or a test value, ``~`` a
@@ -40,6 +41,7 @@ PAGES = sorted(
 )
 FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[^\s`]*)\s*$")
 MARKER = re.compile(r"^\s*<!--\s*docs-example:\s*not runnable:\s*(?P<reason>.*?)\s*-->\s*$")
+FAILS_WITH = re.compile(r"^\s*<!--\s*docs-example:\s*fails with:\s*(?P<text>.*?)\s*-->\s*$")
 PLACEHOLDER_URL = "https://api.example.com/v1"
 RUNNABLE_KINDS = ("inventory", "play", "tasks", "rulebook")
 # What the examples name as already there: (API path, body), created before each example.
@@ -61,12 +63,13 @@ PREREQUISITES = (
 
 
 class Example:
-    def __init__(self, page, line, lang, text, not_runnable):
+    def __init__(self, page, line, lang, text, not_runnable, fails_with=None):
         self.page = page
         self.line = line
         self.lang = lang
         self.text = text
         self.not_runnable = not_runnable  # the reason, or None
+        self.fails_with = fails_with  # what the output of an example showing a refusal holds
         self.kind = kind_of(text)
 
     @property
@@ -106,9 +109,19 @@ def read_examples():
             if fence["lang"] in ("yaml", "yaml+jinja"):
                 before = [line for line in lines[max(0, index - 2) : index] if line.strip()]
                 marker = MARKER.match(before[-1]) if before else None
+                failure = FAILS_WITH.match(before[-1]) if before else None
                 # a block inside a list item is indented as the item's text
                 text = "\n".join(line[indent:] for line in lines[index + 1 : end]) + "\n"
-                examples.append(Example(page, index + 1, fence["lang"], text, marker["reason"] if marker else None))
+                examples.append(
+                    Example(
+                        page,
+                        index + 1,
+                        fence["lang"],
+                        text,
+                        marker["reason"] if marker else None,
+                        failure["text"] if failure else None,
+                    )
+                )
             index = end + 1
     return examples
 
@@ -165,8 +178,11 @@ def example_environment(emulator, home, workdir):
     )
 
 
-def run(command, env, workdir):
+def run(command, env, workdir, fails_with=None):
     result = subprocess.run(command, env=env, cwd=workdir, capture_output=True, text=True, timeout=600, check=False)
+    if fails_with is not None:
+        assert result.returncode != 0 and fails_with in result.stdout + result.stderr, result.stdout[-8000:]
+        return result
     assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stdout[-8000:]}\n{result.stderr[-4000:]}"
     return result
 
@@ -182,7 +198,7 @@ def run_playbook(example, emulator, home, workdir):
     extra_vars = workdir / "vars.json"
     extra_vars.write_text(json.dumps(placeholder_vars(emulator)))
     command = [str(BIN / "ansible-playbook"), str(playbook), "-i", "localhost,", "-c", "local", "-e", f"@{extra_vars}"]
-    run(command, example_environment(emulator, home, workdir), workdir)
+    run(command, example_environment(emulator, home, workdir), workdir, fails_with=example.fails_with)
 
 
 def run_inventory(example, emulator, control, home, workdir):
