@@ -43,3 +43,11 @@ function Pandoc(document)
   table.insert(document.blocks, 1, label)
   return document
 end
+
+-- An HTML comment (such as the docs-example markers tests/integration/test_docs_examples.py
+-- reads) is for the Markdown's readers and tools only: not a raw HTML block on the docs site.
+function RawBlock(block)
+  if block.format == "html" and block.text:match("^%s*<!%-%-.*%-%->%s*$") then
+    return {}
+  end
+end

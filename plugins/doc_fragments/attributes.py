@@ -4,7 +4,9 @@
 
 class ModuleDocFragment:
     # The support levels every module of the collection shares; the attribute descriptions come
-    # from ansible.builtin.action_common_attributes (and .actiongroups), listed next to this one.
+    # from ansible.builtin.action_common_attributes (and .actiongroups). A module lists this
+    # fragment BEFORE those two: ansible-doc merges attributes so that the first fragment listed
+    # wins, and .actiongroups says `membership: []`.
 
     # A module that changes things: check mode and diff in full.
     DOCUMENTATION = r"""

@@ -261,7 +261,7 @@ plugin: cloudcompute.cloud.cloudcompute
 #   gpu_hosts: (cloudcompute_gpu.number_of_gpus | default(0)) > 0
 #   spot: cloudcompute_is_spot | default(false)
 # keyed_groups:
-#   - key: cloudcompute_tags.role | default(omit)
+#   - key: cloudcompute_tags.role | default([])
 #     prefix: role
 #   - key: cloudcompute_image
 #     prefix: image

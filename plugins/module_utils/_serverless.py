@@ -177,6 +177,7 @@ def deployment_argument_spec(**options):
             required_if=[("is_private", True, ("credentials",))],
         ),
         delete_timeout=dict(type="int"),
+        purge_queue=dict(type="bool", default=False),
         **options,
         **WAIT_ARGUMENT_SPEC,
     )
@@ -417,6 +418,8 @@ class Deployment(Resource):
     # ------------------------------------------------------------------ validation
 
     def validate(self):
+        if self.params["purge_queue"] and self.params["state"] == "absent":
+            raise ModuleFailure("purge_queue does not apply to state=absent (deleting drops the queue)")
         check_name(self.name)
         check_containers(self.params["containers"] or [])
         check_values(self.params, self.checks)
@@ -488,12 +491,18 @@ class Deployment(Resource):
         return []
 
     def state_actions(self, paused, created):
-        """Actions (``pause``, ``resume``; a module adds ``restart``, ``purge-queue``) the state
+        """Actions (``purge-queue``, ``pause``, ``resume``; a module adds ``restart``) the state
         asks of the deployment (``paused``: it is paused now; ``created``: this run creates it).
-        Every state but ``paused`` brings a paused deployment back up."""
+        Every state but ``paused`` brings a paused deployment back up. The purge comes first, so
+        nothing queued starts on a resume; a deployment this run creates has no queue yet."""
+        purge = ["purge-queue"] if self.params["purge_queue"] and not created else []
         if self.params["state"] == "paused":
-            return [] if paused else ["pause"]
-        return ["resume"] if paused else []
+            return purge + ([] if paused else ["pause"])
+        return purge + (["resume"] if paused else [])
+
+    def result(self, changed, before, after):
+        purged = self.params["purge_queue"] and before is not None  # validate refuses it with state=absent
+        return dict(super().result(changed, before, after), queue_purged=bool(purged))
 
     def desired_fields(self, current):
         """The top-level fields but ``containers`` as the options set them (None: left as they

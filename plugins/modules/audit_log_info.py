@@ -20,9 +20,9 @@ author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
   - cloudcompute.cloud.common
+  - cloudcompute.cloud.attributes.info_module
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes.info_module
 attributes:
   check_mode:
     details: An export (O(export=true)) only creates a download link; it changes nothing in the project.

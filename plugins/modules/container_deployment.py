@@ -23,9 +23,9 @@ extends_documentation_fragment:
   - cloudcompute.cloud.common
   - cloudcompute.cloud.wait
   - cloudcompute.cloud.serverless
+  - cloudcompute.cloud.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes
 options:
   name:
     description:
@@ -160,6 +160,13 @@ options:
       - A deployment being deleted is no longer listed at once, but its name is taken until it
         is removed; a new deployment of that name waits for it when O(wait=true).
     type: int
+  purge_queue:
+    description:
+      - Drop every request queued for an existing deployment, before a resume or restart this
+        run makes, so none of them is served. Always reports a change.
+      - Not with O(state=absent), as deleting drops the queue.
+    type: bool
+    default: false
 notes:
   - O(wait) waits until the deployment is V(healthy) (or V(paused) with O(state=paused)) after
     any change, and also when a run that changes nothing finds it still starting. A
@@ -242,6 +249,11 @@ EXAMPLES = r"""
     name: chat
     state: paused
 
+- name: Drop the queued requests, for example after a bad client flooded it
+  cloudcompute.cloud.container_deployment:
+    name: sentiment-api
+    purge_queue: true
+
 - name: Restart every replica, for example after a secret changed
   cloudcompute.cloud.container_deployment:
     name: sentiment-api
@@ -322,6 +334,10 @@ container_deployment:
     is_spot:
       description: Whether the replicas run on spot capacity.
       type: bool
+queue_purged:
+  description: Whether the queue was purged (or, in check mode, would be).
+  returned: always
+  type: bool
 """
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import api_path, path_value

@@ -17,9 +17,9 @@ author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
   - cloudcompute.cloud.common
+  - cloudcompute.cloud.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes
 options:
   name:
     description:

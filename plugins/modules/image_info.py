@@ -15,9 +15,9 @@ author:
   - cloudcompute.cloud maintainers (@cloudcompute)
 extends_documentation_fragment:
   - cloudcompute.cloud.common
+  - cloudcompute.cloud.attributes.info_module
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes.info_module
 options:
   kind:
     description:

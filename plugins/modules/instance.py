@@ -28,9 +28,9 @@ extends_documentation_fragment:
   - cloudcompute.cloud.placement.instance
   - cloudcompute.cloud.cost
   - cloudcompute.cloud.cost.RUNWAY
+  - cloudcompute.cloud.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes
 options:
   id:
     description:

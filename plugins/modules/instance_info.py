@@ -17,9 +17,9 @@ author:
 extends_documentation_fragment:
   - cloudcompute.cloud.common
   - cloudcompute.cloud.common.JUPYTER_TOKEN
+  - cloudcompute.cloud.attributes.info_module
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes.info_module
 options:
   id:
     description:

@@ -23,9 +23,9 @@ author:
 extends_documentation_fragment:
   - cloudcompute.cloud.common
   - cloudcompute.cloud.wait
+  - cloudcompute.cloud.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes
 options:
   instances:
     description:
@@ -47,7 +47,8 @@ options:
         M(cloudcompute.cloud.instance) and O(cloudcompute.cloud.instance#module:existing_os_volume)).
       - V(absent) deletes the instances, with the volumes chosen by O(delete_volumes).
       - Instances still being set up are waited for before they are shut down, hibernated or
-        deleted (the API accepts no action until then); for V(running) they need nothing.
+        deleted (the API accepts no action until then), except with O(state=absent) and
+        O(force=true); for V(running) they need nothing.
     type: str
     choices: [running, stopped, hibernated, absent]
     required: true
@@ -55,6 +56,9 @@ options:
     description:
       - With O(state=stopped) or O(state=hibernated), shut down by force (like pulling the
         plug) instead of asking the OS to shut down.
+      - With O(state=absent), delete with the API's C(delete_stuck) action, which also takes an
+        instance stuck in its setup (V(validating), V(provisioning)), so the instances are
+        deleted at once, without waiting for their setup to end.
     type: bool
     default: false
   delete_volumes:
@@ -81,6 +85,12 @@ notes:
     (start; shutdown; shutdown then hibernate; delete), and while waiting one instance list per
     poll for all the instances together. O(delete_volumes) naming volumes by name adds one
     volume list."
+  - "Instance actions of C(PUT /v1/instances) this module does not send, deliberately: C(boot)
+    (the same as C(start), which O(state=running) sends), C(discontinue) (the same as C(delete),
+    which O(state=absent) sends), C(configure_spot) (the API documents no setting for it and it
+    changes nothing an instance reports), C(deploy) and C(transfer) (the API answers that they
+    are not available for instances). M(cloudcompute.cloud.instance) deploys instances with
+    C(POST /v1/instances)."
 seealso:
   - module: cloudcompute.cloud.instance
   - module: cloudcompute.cloud.instance_info
@@ -207,6 +217,8 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 TARGET_STATUS = {"running": "running", "stopped": "offline", "hibernated": None, "absent": None}
 # state -> the action that takes an instance there (force makes "shutdown" a force_shutdown)
 ACTIONS = {"running": "start", "stopped": "shutdown", "hibernated": "hibernate", "absent": "delete"}
+# the actions that delete an instance: force makes "delete" a delete_stuck
+DELETIONS = ("delete", "delete_stuck", "hibernate")
 MAX_ATTEMPTS = 3
 
 
@@ -226,7 +238,7 @@ def has_status(status):
 
 def accomplished(action, instance):
     """Whether ``instance`` (None when gone) already is where ``action`` takes it."""
-    if action in ("delete", "hibernate"):
+    if action in DELETIONS:
         return is_gone(instance)
     return has_status("running" if action == "start" else "offline")(instance)
 
@@ -249,6 +261,8 @@ class InstanceState:
         self.target = TARGET_STATUS[self.state]
         self.shutdown = "force_shutdown" if self.params["force"] else "shutdown"
         self.action = self.shutdown if self.state == "stopped" else ACTIONS[self.state]
+        if self.state == "absent" and self.params["force"]:
+            self.action = "delete_stuck"
         self.budget = WaitBudget(self.client, self.params["wait_timeout"])
         self.actions, self.failures = [], []  # what the result reports: the requests sent, the items refused
         self.acted = set()  # ids of the instances an action was carried out for
@@ -277,8 +291,8 @@ class InstanceState:
 
     def validate(self):
         params = self.params
-        if params["force"] and self.state not in ("stopped", "hibernated"):
-            raise ModuleFailure("force only applies to state=stopped and state=hibernated")
+        if params["force"] and self.state == "running":
+            raise ModuleFailure("force only applies to state=stopped, state=hibernated and state=absent")
         special = [choice for choice in ("all", "none") if choice in params["delete_volumes"]]
         if special and len(params["delete_volumes"]) > 1:
             raise ModuleFailure(f"delete_volumes={special[0]} cannot be combined with other entries")
@@ -410,7 +424,7 @@ class InstanceState:
             retry = []
             for instance in [instance for instance in pending if instance["id"] in failures]:
                 failure, current = failures[instance["id"]], listed.get(instance["id"])
-                if accomplished(action, current) or (failure.not_found and action in ("delete", "hibernate")):
+                if accomplished(action, current) or (failure.not_found and action in DELETIONS):
                     done.append(instance)  # done meanwhile (by another run, or a retried request)
                 elif failure.retryable and current is not None and attempt < MAX_ATTEMPTS:
                     retry.append(current)
@@ -425,7 +439,7 @@ class InstanceState:
     def request_fields(self, action, instances, doomed):
         """What the bulk request carries besides the action and the ids: a delete names the
         attached volumes to delete with the instances."""
-        if action != "delete":
+        if action not in ("delete", "delete_stuck"):
             return {}
         volume_ids = {volume_id for instance in instances for volume_id in doomed[instance["id"]]}
         return {"volume_ids": sorted(volume_ids), "delete_permanently": self.params["delete_permanently"]}
@@ -445,8 +459,9 @@ class InstanceState:
         doomed = self.volumes_to_delete(to_change)
         if self.module.check_mode:
             return self.predict(found, missing, to_change, doomed)
-        # for state=running this reads nothing: an instance being set up ends up running by itself
-        ready = self.wait_set_up(to_change)
+        # for state=running this reads nothing: an instance being set up ends up running by itself;
+        # delete_stuck takes an instance in any stage of its setup
+        ready = to_change if self.action == "delete_stuck" else self.wait_set_up(to_change)
         if self.state == "hibernated":
             ready = self.shut_down(ready)
         self.act(self.action, [instance for instance in ready if self.takes_action(instance)], doomed)

@@ -20,9 +20,9 @@ extends_documentation_fragment:
   - cloudcompute.cloud.common
   - cloudcompute.cloud.wait
   - cloudcompute.cloud.serverless
+  - cloudcompute.cloud.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes
 options:
   name:
     description:
@@ -170,7 +170,7 @@ queue_purged:
   type: bool
 """
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule, ModuleFailure
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._serverless import (
     Deployment,
     at_least,
@@ -196,26 +196,11 @@ class JobDeployment(Deployment):
         (f"scaling.{option}", at_least(1), f"scaling.{option}: must be at least 1") for option in SCALING_OPTIONS
     )
 
-    def validate(self):
-        super().validate()
-        if self.params["purge_queue"] and self.params["state"] == "absent":
-            raise ModuleFailure("purge_queue does not apply to state=absent (deleting drops the queue)")
-
-    def state_actions(self, paused, created):
-        # the purge first: nothing queued starts on a resume
-        purge = ["purge-queue"] if self.params["purge_queue"] and not created else []
-        return purge + super().state_actions(paused, created)
-
-    def result(self, changed, before, after):
-        purged = self.params["purge_queue"] and before is not None  # validate refuses it with state=absent
-        return dict(super().result(changed, before, after), queue_purged=bool(purged))
-
 
 def main():
     argument_spec = deployment_argument_spec(
         state=dict(type="str", choices=["present", "absent", "paused"], default="present"),
         scaling=dict(type="dict", options=SCALING_OPTIONS),
-        purge_queue=dict(type="bool", default=False),
     )
     JobDeployment(CloudComputeModule(argument_spec=argument_spec)).run()
 

@@ -21,9 +21,9 @@ extends_documentation_fragment:
   - cloudcompute.cloud.wait
   - cloudcompute.cloud.tags
   - cloudcompute.cloud.cost
+  - cloudcompute.cloud.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.actiongroups
-  - cloudcompute.cloud.attributes
 options:
   id:
     description:

@@ -1,7 +1,10 @@
 """The collection's metadata agrees with its code."""
 
+import json
 import pathlib
 import re
+import subprocess
+import sys
 
 import yaml
 
@@ -32,3 +35,20 @@ def test_every_module_documents_the_common_options_through_the_fragment():
         assert re.search(r"CloudComputeModule\(|(list|priced_catalog|run)_info\(|exit_deployment_info\(", source), (
             path.name
         )
+
+
+def test_ansible_doc_shows_every_module_in_the_all_action_group():
+    # What a user reads: ansible-doc of the installed collection, on this test run's ansible-core.
+    modules = sorted(path.stem for path in (COLLECTION / "plugins" / "modules").glob("*.py"))
+    ansible_doc = pathlib.Path(sys.executable).parent / "ansible-doc"
+    completed = subprocess.run(
+        [str(ansible_doc), "--json", *(f"cloudcompute.cloud.{module}" for module in modules)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    docs = json.loads(completed.stdout)
+    membership = {
+        name.rsplit(".", 1)[1]: doc["doc"]["attributes"]["action_group"]["membership"] for name, doc in docs.items()
+    }
+    assert membership == {module: ["cloudcompute.cloud.all"] for module in modules}

@@ -197,7 +197,7 @@ def test_compose_groups_and_keyed_groups(inventory_run, fleet):
             groups={"gpu_hosts": "'gpu' in cloudcompute_tags"},
             keyed_groups=[
                 {"key": "cloudcompute_tags.env", "prefix": "env"},
-                {"key": "cloudcompute_tags.role | default(omit)", "prefix": "role"},
+                {"key": "cloudcompute_tags.role | default([])", "prefix": "role"},
             ],
         )
     )
