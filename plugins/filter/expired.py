@@ -72,6 +72,9 @@ _value:
       elements: dict
 """
 
+import math
+
+import ansible.template
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import CHARGED_KINDS
@@ -82,13 +85,37 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import 
     utc_now,
 )
 
+# ansible-core 2.19 and later never template what a filter returns; older versions template any
+# string of it that is not wrapped as unsafe, and the reasons quote the API's values.
+API_DATA_TEMPLATED = not hasattr(ansible.template, "trust_as_template")
+if API_DATA_TEMPLATED:
+    from ansible.utils.unsafe_proxy import wrap_var
+else:
+
+    def wrap_var(value):
+        return value
+
 
 def summarised(charged_kind, record):
+    """The resource as the report shows it; with a ``reason`` when its price is not a finite,
+    non-negative number (then None), which makes it unreadable: a saving is never guessed."""
+    reason = record.get("reason")
+    try:
+        summary = charged_kind.summary(record)
+        price = summary["price_per_hour"]
+        readable = math.isfinite(price) and price >= 0
+    except (TypeError, ValueError, OverflowError):
+        summary, readable = charged_kind.summary(dict(record, **{charged_kind.price_field: None})), False
+    if not readable:
+        raw = record.get(charged_kind.price_field)
+        problem = f"its price ({charged_kind.price_field} {raw!r}) is not a finite, non-negative number"
+        summary["price_per_hour"] = None
+        reason = f"{reason}; {problem}" if reason else problem
     return dict(
-        charged_kind.summary(record),
+        summary,
         instance_id=record.get("instance_id"),
         expires_at=record["expires_at"],
-        **({"reason": record["reason"]} if "reason" in record else {}),
+        **({"reason": reason} if reason else {}),
     )
 
 
@@ -104,10 +131,11 @@ def expired(resources, kind, now=None, grace="0s"):
         raise AnsibleFilterError(f"expired: {error}")
     found, unreadable = sort_by_expiry(resources, moment, grace_seconds)
     charged_kind = CHARGED_KINDS[kind]
-    return {
-        "expired": [summarised(charged_kind, record) for record in found],
-        "unreadable": [summarised(charged_kind, record) for record in unreadable],
-    }
+    result = {"expired": [], "unreadable": [summarised(charged_kind, record) for record in unreadable]}
+    for record in found:
+        summary = summarised(charged_kind, record)
+        result["unreadable" if "reason" in summary else "expired"].append(summary)
+    return wrap_var(result)
 
 
 class FilterModule:

@@ -17,12 +17,14 @@ from datetime import datetime, timedelta, timezone
 EXPIRY_TAG = "expires-at"
 
 _DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_DURATION = re.compile(r"^(?:\s*(\d+(?:\.\d+)?)\s*([smhdw]))+\s*$")
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
+# re.ASCII: \d alone would take any Unicode digit (full-width, Devanagari...), which int() reads.
+_DURATION = re.compile(r"^(?:\s*(\d+(?:\.\d+)?)\s*([smhdw]))+\s*$", re.ASCII)
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])", re.ASCII)
 _TIMESTAMP = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})"
     r"(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
-    r"\s*(Z|z|[+-]\d{2}:?\d{2})?)?$"
+    r"\s*(Z|z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$",
+    re.ASCII,
 )
 
 
@@ -54,7 +56,10 @@ def parse_timestamp(text):
     if offset and offset.upper() != "Z":
         sign = -1 if offset[0] == "-" else 1
         digits = offset[1:].replace(":", "")
-        moment -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        try:
+            moment -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        except OverflowError:
+            raise ValueError(f"{text!r} is not an ISO 8601 date or timestamp: it lies outside the years 1 to 9999")
     return moment
 
 
@@ -71,20 +76,32 @@ def expiry_tag_value(expires_in=None, expires_at=None, now=None):
     """The ``expires-at`` tag value for ``expires_in`` (a duration from ``now``) or
     ``expires_at`` (a timestamp), normalised to UTC; None when neither is given."""
     if expires_in is not None:
-        return format_timestamp((now or utc_now()) + timedelta(seconds=parse_duration(expires_in)))
+        try:
+            return format_timestamp((now or utc_now()) + timedelta(seconds=parse_duration(expires_in)))
+        except OverflowError:
+            raise ValueError(f"{expires_in!r} is too far in the future: the calendar ends with the year 9999")
     if expires_at is not None:
         return format_timestamp(parse_timestamp(expires_at))
     return None
 
 
 def _tag_value(resource, key):
+    """The value of the tag ``key`` on ``resource``, its tags a dict or the API's list of
+    ``{key, value}``; keys match whatever their case and surrounding spaces, as the API
+    lowercases them. None when there is no such tag; ``ValueError`` when two tags of that key
+    disagree (written by hand), which must not be guessed at."""
     tags = resource.get("tags") if isinstance(resource, dict) else None
     if isinstance(tags, dict):
-        return tags.get(key)
-    for tag in tags or []:
-        if isinstance(tag, dict) and str(tag.get("key", "")).lower() == key:
-            return tag.get("value")
-    return None
+        pairs = tags.items()
+    else:
+        pairs = [(tag.get("key"), tag.get("value")) for tag in tags or [] if isinstance(tag, dict)]
+    values = []
+    for name, value in pairs:
+        if name is not None and str(name).strip().lower() == key and value not in values:
+            values.append(value)
+    if len(values) > 1:
+        raise ValueError(f"the {key} tag is given twice, with different values")
+    return values[0] if values else None
 
 
 def sort_by_expiry(resources, now, grace_seconds=0.0):
@@ -96,12 +113,16 @@ def sort_by_expiry(resources, now, grace_seconds=0.0):
     are in neither list: nothing without the tag is ever touched.
     """
     expired, unreadable = [], []
-    deadline = now - timedelta(seconds=grace_seconds)
+    try:
+        deadline = now - timedelta(seconds=grace_seconds)
+    except OverflowError:  # a grace reaching before the calendar: nothing has expired that long ago
+        return expired, unreadable
     for resource in resources or []:
-        raw = _tag_value(resource, EXPIRY_TAG)
-        if raw is None:
-            continue
+        raw = None
         try:
+            raw = _tag_value(resource, EXPIRY_TAG)
+            if raw is None:
+                continue
             moment = parse_timestamp(raw)
         except ValueError as error:
             unreadable.append(dict(resource, expires_at=raw, reason=str(error)))

@@ -95,9 +95,15 @@ def tag_inputs(tags):
 
 
 def current_tags(resource):
-    """``{key: value}`` of the tags on a resource as the API returns it; a tag without a value
-    (missing or null) is a freeform tag, ``""``."""
-    return dict((tag["key"], tag.get("value") or "") for tag in resource.get("tags") or [])
+    """``{key: value}`` of the tags on a resource, as the API returns them (a list of ``{id, key,
+    value}``) or as a module returns them (a dict); a tag without a value (missing or null) is a
+    freeform tag, ``""``. Keys are lowercase, as the API stores them."""
+    tags = resource.get("tags") or []
+    if isinstance(tags, dict):
+        pairs = tags.items()
+    else:
+        pairs = [(tag["key"], tag.get("value")) for tag in tags if isinstance(tag, dict) and tag.get("key") is not None]
+    return {str(key).strip().lower(): "" if value is None else value for key, value in pairs}
 
 
 def tag_changes(resource, desired, purge):

@@ -90,3 +90,68 @@ def test_sort_by_expiry():
 def test_grace_keeps_recent_expiries():
     expired, _unreadable = sort_by_expiry([tagged("past", "2026-11-24T11:00:00Z")], NOW, grace_seconds=7200)
     assert expired == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "２０２６-11-24T18:00:00Z",  # full-width digits
+        "2026-11-24T18:00:00+99:99",
+        "2026-11-24T18:00:00+24:00",
+        "2026-11-24T18:00:00-05:60",
+        "2026-11-24T18:00:00.१२३Z",  # Devanagari digits in the fraction
+    ],
+)
+def test_only_ascii_digits_and_real_offsets(text):
+    with pytest.raises(ValueError, match="ISO 8601"):
+        parse_timestamp(text)
+
+
+@pytest.mark.parametrize("text", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"])
+def test_timestamps_out_of_range_are_not_timestamps(text):
+    with pytest.raises(ValueError, match="ISO 8601"):
+        parse_timestamp(text)
+
+
+@pytest.mark.parametrize("text", ["９０m", "1٥h"])
+def test_durations_take_ascii_digits_only(text):
+    with pytest.raises(ValueError, match="not a duration"):
+        parse_duration(text)
+
+
+def test_a_duration_past_the_calendar_is_refused():
+    with pytest.raises(ValueError, match="too far"):
+        expiry_tag_value(expires_in="99999999999w", now=NOW)
+
+
+def test_one_tag_out_of_range_skips_that_resource_only():
+    resources = [tagged("overflow", "9999-12-31T23:59:59-23:59"), tagged("past", "2026-11-24T11:00:00Z")]
+    expired, unreadable = sort_by_expiry(resources, NOW)
+    assert [item["id"] for item in expired] == ["past"]
+    assert [item["id"] for item in unreadable] == ["overflow"]
+
+
+def test_a_grace_past_the_calendar_expires_nothing():
+    expired, unreadable = sort_by_expiry([tagged("past", "2026-11-24T11:00:00Z")], NOW, grace_seconds=1e15)
+    assert (expired, unreadable) == ([], [])
+
+
+@pytest.mark.parametrize(
+    "tags",
+    [
+        {"Expires-At": "2026-11-24T11:00:00Z"},
+        [{"key": "Expires-At", "value": "2026-11-24T11:00:00Z"}],
+        {" expires-at ": "2026-11-24T11:00:00Z"},
+        [{"key": " EXPIRES-AT", "value": "2026-11-24T11:00:00Z"}],
+    ],
+)
+def test_tag_keys_match_whatever_their_case_in_both_forms(tags):
+    expired, _unreadable = sort_by_expiry([{"id": "a", "tags": tags}], NOW)
+    assert [item["id"] for item in expired] == ["a"]
+
+
+def test_two_expiry_tags_that_disagree_are_unreadable():
+    tags = {"expires-at": "2026-11-24T11:00:00Z", "Expires-At": "2030-01-01"}
+    expired, unreadable = sort_by_expiry([{"id": "a", "tags": tags}], NOW)
+    assert expired == []
+    assert "twice" in unreadable[0]["reason"]
