@@ -94,9 +94,9 @@ class SharedQuota:
             raise QuotaFileUnusable(refusal.api_message)
         with lock:
             state = self._read(lock.descriptor)
-            state["quotas"] = _usable(state["quotas"], self.clock())
+            state["quotas"] = _usable(state["quotas"], self.clock(), forget=False)
             yield state
-            state["quotas"] = _usable(state["quotas"], self.clock())
+            state["quotas"] = _usable(state["quotas"], self.clock(), forget=True)
             _write(lock.descriptor, state)
 
     def _read(self, descriptor):
@@ -118,11 +118,13 @@ class SharedQuota:
         return state
 
 
-def _usable(quotas, now):
+def _usable(quotas, now, forget):
     """The entries of ``quotas`` that are well formed and current. An entry of the wrong shape
     (another version, a hand edit, a hostile writer) is absent: its quota is probed afresh.
     So is one whose window ended long ago (polling many paths does not grow the file without
-    end) or ends further ahead than any window lasts (stale or planted state)."""
+    end; ``forget``, once the request has used what it knew) or ends further ahead than any
+    window lasts (stale or planted state)."""
+    oldest = now - FORGET_AFTER if forget else -math.inf
     usable = {}
     for key, entry in quotas.items():
         if not isinstance(key, str) or not isinstance(entry, dict):
@@ -132,10 +134,10 @@ def _usable(quotas, now):
                 _is_number(entry.get("q"), 1)
                 and _is_number(entry.get("w"), 0, MAX_WINDOW)
                 and _is_number(entry.get("left"))
-                and _is_number(entry.get("reset_at"), now - FORGET_AFTER, now + entry["w"] + 1 + LATENCY_MARGIN)
+                and _is_number(entry.get("reset_at"), oldest, now + entry["w"] + 1 + LATENCY_MARGIN)
             ):
                 continue
-        elif not _is_number(entry.get("probe_until"), now - FORGET_AFTER, now + PROBE_SECONDS):
+        elif not _is_number(entry.get("probe_until"), oldest, now + PROBE_SECONDS):
             continue
         usable[key] = entry
     return usable
