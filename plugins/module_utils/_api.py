@@ -104,6 +104,7 @@ PATH_VALUE_RULES = {
     # Tag keys: any text, encoded; only what cannot be one segment is refused.
     KEY: (re.compile(r"^.{1,255}$", re.S), "a non-empty key of at most 255 characters"),
 }
+VERSION_PREFIX = re.compile(r"/v[0-9]+$")
 UUID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
@@ -219,6 +220,9 @@ class ApiClient:
         if not HAS_REQUESTS:
             raise ImportError(f"the requests Python library is required: {REQUESTS_IMPORT_ERROR}")
         self.api_url = checked_api_url(api_url)
+        # Every path of the API is under a version prefix (/v1): without one in api_url every
+        # request is answered 404, which the errors then explain.
+        self.versioned = bool(VERSION_PREFIX.search(urlsplit(self.api_url).path))
         self.client_id = client_id
         self.sleep = sleep
         self.clock = clock
@@ -379,7 +383,13 @@ class ApiClient:
                 body = _parse_body(raw) if decode_json else raw.content.decode(raw.encoding or "utf-8", "replace")
                 return Response(raw.status_code, raw.headers, body)
             if decision.action == FAIL:
-                raise _api_error(decision, method, path, raw, failure)
+                error = _api_error(decision, method, path, raw, failure)
+                if raw is not None and raw.status_code == 404 and url != path and not self.versioned:
+                    error = error.with_hint(
+                        f"api_url {self.api_url} has no version prefix: the API's paths begin with /v1, "
+                        f"so api_url is most likely {self.api_url}/v1"
+                    )
+                raise error
             if decision.action == RENEW_TOKEN:
                 self.authentication.invalidate()
             else:

@@ -11,7 +11,12 @@ Like the rest of the client this file imports nothing from Ansible.
 
 import random
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import QuotaFileUnusable, SharedQuota
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import (
+    MAX_WINDOW,
+    QuotaFileUnusable,
+    SharedQuota,
+    bounded_window,
+)
 
 # A request keeps this share of each rate-limit quota in reserve for other forks and tasks:
 # below it the client spreads its remaining requests over the rest of the window.
@@ -99,7 +104,10 @@ class RateLimitPacing:
             if "r" not in entry or "t" not in entry:
                 continue
             # ``t`` is whole seconds, possibly rounded down: count the window as one second longer.
-            reset_in = max(0.0, entry["t"] + 1 - (now - entry["at"]))
+            # A reset is never further away than the window the policy names (or the longest
+            # believed): one absurd header does not stall the client for a year.
+            window = bounded_window(entry) or MAX_WINDOW
+            reset_in = max(0.0, min(max(0, entry["t"]), window) + 1 - (now - entry["at"]))
             remaining = entry["r"]
             reserve = max(1, int(entry.get("q", 0) * PACING_RESERVE))
             if remaining <= 0:

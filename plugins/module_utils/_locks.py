@@ -20,10 +20,12 @@ is refused with the token cache's ``LocalRefusal``, whoever asked for it.
 This file does not import anything from Ansible.
 """
 
+import errno
 import fcntl
 import hashlib
 import os
 import stat
+import time
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import LocalRefusal
 
@@ -123,14 +125,19 @@ class FileLock:
     def held(self):
         return self.descriptor is not None
 
-    def acquire(self):
+    def acquire(self, timeout=None):
+        """Wait for the lock and take it: for as long as it takes (``timeout`` None), or for at
+        most ``timeout`` seconds, after which ``LockTimeout`` is raised."""
         if self.held:
             return self
         ensure_private_directory(os.path.dirname(self.path))
         descriptor = open_private_file(self.path)
         try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
-        except Exception:
+            if timeout is None:
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+            else:
+                _flock_within(descriptor, timeout)
+        except BaseException:
             os.close(descriptor)
             raise
         self.descriptor = descriptor
@@ -151,11 +158,48 @@ class FileLock:
         self.release()
 
 
-def hold_create_lock(client, kind, name):
+class LockTimeout(LocalRefusal):
+    """Another process held a lock for longer than the task may wait for it."""
+
+
+# How often a bounded wait for a lock tries again: short, as a create lock is usually held
+# for the second or two of a lookup and a create.
+LOCK_POLL_SECONDS = 0.1
+
+
+def _flock_within(descriptor, timeout):
+    """``flock`` ``descriptor`` exclusively, trying for at most ``timeout`` seconds."""
+    deadline = time.monotonic() + max(0.0, timeout)
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError as error:
+            if error.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise LockTimeout(
+                f"waited {max(0.0, timeout):.0f} seconds for a lock another process holds", code="lock_timeout"
+            )
+        time.sleep(min(LOCK_POLL_SECONDS, left))
+
+
+def hold_create_lock(client, kind, name, timeout=None):
     """Wait for and take the create lock of ``client`` (an ``ApiClient``) for a ``kind`` named
     ``name``; None when the client has no token cache (disabled, or no credentials). Often taken
-    before the task's first request: an unsafe token cache is refused here."""
+    before the task's first request: an unsafe token cache is refused here. ``timeout`` bounds
+    the wait (the task's budget): another task on this machine creating the same name for
+    longer fails this one, saying so, rather than holding it past its wait_timeout."""
     cache = client.token_cache
     if not cache or not name:
         return None
-    return FileLock(create_lock_path(cache.directory, client.api_url, client.client_id, kind, name)).acquire()
+    lock = FileLock(create_lock_path(cache.directory, client.api_url, client.client_id, kind, name))
+    try:
+        return lock.acquire(timeout)
+    except LockTimeout:
+        raise LockTimeout(
+            f"another task on this machine has been creating the {kind.replace('_', ' ')} {name!r} for {timeout:.0f} "
+            "seconds, longer than this task may wait; raise wait_timeout or run the tasks one after the other",
+            code="lock_timeout",
+        ) from None

@@ -21,6 +21,7 @@ Like the rest of the client this file imports nothing from Ansible.
 
 import contextlib
 import json
+import math
 import os
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_errors import LocalRefusal
@@ -38,6 +39,10 @@ FORGET_AFTER = 120.0
 # request is sent. The difference is the network latency: allow for it until the answer to that
 # request tells when the window ends.
 LATENCY_MARGIN = 0.15
+# The longest rate-limit window believed, whatever a policy header names: the API's are a
+# minute. What is stored never outlasts its window, so one absurd header (a reset a year away)
+# cannot make every process on the machine refuse to send for that long.
+MAX_WINDOW = 900
 
 
 class QuotaFileUnusable(Exception):
@@ -89,13 +94,9 @@ class SharedQuota:
             raise QuotaFileUnusable(refusal.api_message)
         with lock:
             state = self._read(lock.descriptor)
+            state["quotas"] = _usable(state["quotas"], self.clock(), forget=False)
             yield state
-            now = self.clock()
-            state["quotas"] = {
-                key: entry
-                for key, entry in state["quotas"].items()
-                if entry.get("reset_at", entry.get("probe_until", now)) >= now - FORGET_AFTER
-            }
+            state["quotas"] = _usable(state["quotas"], self.clock(), forget=True)
             _write(lock.descriptor, state)
 
     def _read(self, descriptor):
@@ -115,6 +116,49 @@ class SharedQuota:
         if state.get("identity") != self.identity:
             raise QuotaFileUnusable(f"{self.path} belongs to another API URL or client id")
         return state
+
+
+def _usable(quotas, now, forget):
+    """The entries of ``quotas`` that are well formed and current. An entry of the wrong shape
+    (another version, a hand edit, a hostile writer) is absent: its quota is probed afresh.
+    So is one whose window ended long ago (polling many paths does not grow the file without
+    end; ``forget``, once the request has used what it knew) or ends further ahead than any
+    window lasts (stale or planted state)."""
+    oldest = now - FORGET_AFTER if forget else -math.inf
+    usable = {}
+    for key, entry in quotas.items():
+        if not isinstance(key, str) or not isinstance(entry, dict):
+            continue
+        if "q" in entry:
+            if not (
+                _is_number(entry.get("q"), 1)
+                and _is_number(entry.get("w"), 0, MAX_WINDOW)
+                and _is_number(entry.get("left"))
+                and _is_number(entry.get("reset_at"), oldest, now + entry["w"] + 1 + LATENCY_MARGIN)
+            ):
+                continue
+        elif not _is_number(entry.get("probe_until"), oldest, now + PROBE_SECONDS):
+            continue
+        usable[key] = entry
+    return usable
+
+
+def _is_number(value, low=-math.inf, high=math.inf):
+    """A finite int or float (never a bool) within ``[low, high]``."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and low <= value <= high
+    )
+
+
+def bounded_window(policy):
+    """The window a policy entry names, in seconds, at most ``MAX_WINDOW``; None when it names
+    none that can be paced from (no quota or window, or not a positive one)."""
+    if not _is_number(policy.get("q"), 1) or not _is_number(policy.get("w"), 1):
+        return None
+    return min(policy["w"], MAX_WINDOW)
 
 
 def _write(descriptor, state):
@@ -158,20 +202,26 @@ def _take_slots(state, keys, now):
 
 
 def _correct(quotas, key, values, policy, now):
-    """Merge the API's count for one quota into its entry."""
+    """Merge the API's count for one quota into its entry. What is stored is bounded by the
+    window the policy names (or the entry knows): no reset further away than one window."""
     entry = quotas.get(key)
+    window = bounded_window(policy) or (entry.get("w") if entry is not None and "q" in entry else None)
+    if window is None:
+        quotas.pop(key, None)  # cannot be paced from this: let the next request probe again
+        return
     # ``t`` is whole seconds, rounded down: the window ends within the second after now + t.
-    reset_low = now + values["t"]
+    reset_low = now + min(max(0, values["t"]), window)
+    values = dict(values, r=max(0, values["r"]))
     if entry is None or "q" not in entry or entry["reset_at"] < reset_low:
-        if "q" not in policy or "w" not in policy:
-            quotas.pop(key, None)  # cannot be paced from this: let the next request probe again
+        if bounded_window(policy) is None:
+            quotas.pop(key, None)
             return
         # A window we did not see open (a probe, another machine, the console): it ends at the
         # latest a second after now + t.
         quotas[key] = {
             "q": policy["q"],
-            "w": policy["w"],
-            "left": values["r"],
+            "w": window,
+            "left": min(values["r"], policy["q"]),
             "reset_at": reset_low + 1,
             "opened": False,
         }

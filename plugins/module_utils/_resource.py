@@ -43,6 +43,11 @@ MAX_POLL_INTERVAL = 10.0
 # without wait_timeout give it that long).
 SETTLE_WINDOW = 900.0
 SETTLE_WAIT = 15.0
+# The least a task waits for another task's create of the same name (a lookup and a create
+# take a second or two), whatever little is left of its wait_timeout; a module without
+# wait_timeout waits up to a rate-limit window, as its client does.
+CREATE_LOCK_WAIT = 5.0
+CREATE_LOCK_WAIT_WITHOUT_TIMEOUT = 60.0
 
 
 class WaitBudget:
@@ -336,10 +341,17 @@ class Resource:
     def hold_create_lock(self, name):
         """Before looking ``name`` up for a possible create: wait until no other task on this
         machine is between the same lookup and its create, and hold the lock until our own
-        create is done (``create_unique``) or the task ends. Check mode creates nothing and
-        takes no lock."""
+        create is confirmed (``create_unique``), never through the wait that follows. The wait
+        for the lock is bounded by the task's budget. Check mode creates nothing and takes no
+        lock."""
         if not self.module.check_mode and self._create_lock is None:
-            self._create_lock = hold_create_lock(self.client, self.key, name)
+            self._create_lock = hold_create_lock(self.client, self.key, name, self.create_lock_wait())
+
+    def create_lock_wait(self):
+        """Seconds this task may wait for another task's create of the same name."""
+        if "wait_timeout" not in self.params:
+            return CREATE_LOCK_WAIT_WITHOUT_TIMEOUT
+        return max(self.budget.remaining(), CREATE_LOCK_WAIT)
 
     def release_create_lock(self):
         if self._create_lock is not None:

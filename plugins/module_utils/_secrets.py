@@ -86,10 +86,13 @@ class SecretRecord(Resource):
 
     def find(self):
         # Tasks on this machine creating the same name wait for each other from their lookup to
-        # the end of the task, so the second one finds the first one's record, not a conflict.
+        # the confirmed create, so the second one finds the first one's record, not a conflict.
         if self.params["state"] == "present":
             self.hold_create_lock(self.name)
-        return self.find_record()
+        record = self.find_record()
+        if record is not None:
+            self.release_create_lock()
+        return record
 
     def find_record(self):
         return next(
@@ -102,8 +105,11 @@ class SecretRecord(Resource):
         return [Step("replace", self.replace, self.predicted)]
 
     def create(self, template=None, exclude_id=None):
-        self.client.create(self.path, self.body(), find_existing=self.find_record, returns_resource=True)
-        return self.find_record() or {"name": self.name}
+        try:
+            self.client.create(self.path, self.body(), find_existing=self.find_record, returns_resource=True)
+            return self.find_record() or {"name": self.name}
+        finally:
+            self.release_create_lock()
 
     def replace(self, current):
         # The API cannot change a value: delete, then create with the new one.

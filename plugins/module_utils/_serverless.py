@@ -447,12 +447,14 @@ class Deployment(Resource):
         wanted = self.params["state"] not in self.gone_states
         if wanted:
             # the API refuses a second deployment of a name: the lock spares a concurrent
-            # task on this machine that refusal (released when this task ends)
+            # task on this machine that refusal (released once the create is confirmed)
             self.hold_create_lock(self.name)
         current = self.fetch(self.name)
         if current is None:
             return None
         current = dict(current, status=self.read_status())
+        if current["status"] not in self.going_away:
+            self.release_create_lock()  # nothing to create: the other tasks need not wait for this one
         if wanted and current["status"] in self.going_away:
             if not self.params["wait"] or self.module.check_mode:
                 raise ModuleFailure(
@@ -542,12 +544,17 @@ class Deployment(Resource):
         return predicted
 
     def create_deployment(self, path, body):
-        """Create; a name still held by a deployment being deleted is waited for when waiting."""
-        return self.budget.until(
-            lambda: self.try_create(path, body),
-            lambda created: created is not None,
-            f"the name {self.name} to be free (a {self.noun} of that name is being deleted)",
-        )
+        """Create; a name still held by a deployment being deleted is waited for when waiting.
+        The create lock is released once the create is confirmed, before any wait for the
+        deployment to be healthy."""
+        try:
+            return self.budget.until(
+                lambda: self.try_create(path, body),
+                lambda created: created is not None,
+                f"the name {self.name} to be free (a {self.noun} of that name is being deleted)",
+            )
+        finally:
+            self.release_create_lock()
 
     def try_create(self, path, body):
         """One create: the new deployment, or the one another run created meanwhile; None when the

@@ -327,3 +327,51 @@ def test_an_api_url_with_a_password_is_refused_without_echoing_it(servers):
     assert "pa55word-xyz" not in json.dumps(result)
     assert api.requests == []
     outcome("api_url http://user:***@host/v1", result)
+
+
+HOSTILE_RATE_LIMITS = {
+    # one header used to block every process of the machine for a year, and never healed
+    "RateLimit reset a year away": ('"project";r=3;t=31536000', '"project";q=500;w=60'),
+    "RateLimit policy window of a year": ('"project";r=3;t=31536000', '"project";q=5;w=31536000'),
+    "RateLimit of the wrong types": ('"project";r=abc;t=[1];q=nan', '"project";q=-1;w=0'),
+    "RateLimit of infinite numbers": ('"project";r=1e999;t=-inf', '"project";q=inf;w=1e999'),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_RATE_LIMITS)
+def test_hostile_rate_limit_headers_never_block_the_next_task(servers, case, tmp_path):
+    """What the shared rate-limit state keeps from a hostile header lasts one window at most:
+    the next task of the machine sends its request at once."""
+    remaining, policy = HOSTILE_RATE_LIMITS[case]
+    api, _other = servers
+    headers = {"RateLimit": remaining, "RateLimit-Policy": policy}
+    api.routes[("GET", "/v1/ssh-keys")] = lambda handler: answer(handler, 200, [KEY], headers)
+    first = run(api, token_cache=str(tmp_path / "tokens"))
+    second = run(api, token_cache=str(tmp_path / "tokens"))
+    assert not first.get("failed") and not second.get("failed"), (first, second)
+    assert second["seconds"] < 5, second
+    for state_file in (tmp_path / "tokens").glob("*.ratelimit"):
+        for entry in json.loads(state_file.read_text())["quotas"].values():
+            assert entry.get("reset_at", 0) <= time.time() + 900 + 2, entry
+    outcome(case + ", then another task", second)
+
+
+CORRUPT_ENTRIES = {
+    "a year-long reset": {"q": 500, "w": 60, "left": 0, "reset_at": time.time() + 31536000, "opened": True},
+    "wrong types": {"q": "500", "w": [60], "left": None, "reset_at": "soon"},
+    "a probe that never ends": {"probe_until": 1e308},
+}
+
+
+@pytest.mark.parametrize("case", CORRUPT_ENTRIES)
+def test_a_corrupt_shared_rate_limit_entry_is_treated_as_absent(servers, case, tmp_path):
+    api, _other = servers
+    api.routes[("GET", "/v1/ssh-keys")] = lambda handler: answer(handler, 200, [KEY])
+    run(api, token_cache=str(tmp_path / "tokens"))  # makes the token cache and its state file
+    (state_file,) = (tmp_path / "tokens").glob("*.ratelimit")
+    state = json.loads(state_file.read_text())
+    state["quotas"] = {"project": CORRUPT_ENTRIES[case], "GET /v1/ssh-keys": CORRUPT_ENTRIES[case]}
+    state_file.write_text(json.dumps(state))
+    result = run(api, token_cache=str(tmp_path / "tokens"))
+    assert not result.get("failed") and result["seconds"] < 5, result
+    outcome(f"shared rate-limit state with {case}", result)

@@ -432,6 +432,16 @@ def test_api_errors_carry_code_message_status_method_and_path(make_client):
     assert str(error).startswith("GET /ssh-keys/00000000-0000-4000-8000-000000000000 failed (HTTP 404, not_found)")
 
 
+def test_an_api_url_without_the_version_prefix_gets_a_hint(emulator):
+    bare = emulator.api_url[: -len("/v1")]
+    client = ApiClient(bare, emulator.client_id, emulator.client_secret, token_cache="false")
+    with pytest.raises(ApiError) as failure:
+        client.get("/ssh-keys")
+    assert failure.value.status == 404
+    assert f"api_url {bare} has no version prefix" in str(failure.value), str(failure.value)
+    assert f"most likely {bare}/v1" in str(failure.value)
+
+
 def test_a_503_can_be_an_answer_rather_than_an_outage(make_client, control):
     # A deploy out of capacity: retrying for seconds gives the same answer, so it is not retried.
     control.add_fault(method="POST", path="/v1/ssh-keys", status=503, probability=1.0)

@@ -11,7 +11,13 @@ import time
 import pytest
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiClient
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import PROJECT, SharedQuota, endpoint_key
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_pacing import RateLimitPacing
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._quota import (
+    MAX_WINDOW,
+    PROJECT,
+    SharedQuota,
+    endpoint_key,
+)
 
 QUOTA, WINDOW = 10, 3
 
@@ -190,3 +196,74 @@ def test_a_foreign_state_file_is_left_alone(make_client_with_cache):
 def test_no_state_file_without_the_token_cache(emulator):
     client = ApiClient(emulator.api_url, emulator.client_id, emulator.client_secret, token_cache="false")
     assert client.get("/ssh-keys") == [] and client.pacing.shared_quota is None and client.notes == []
+
+
+class Sleeps:
+    """A ``sleep`` that records what it was asked, moves its ``clock`` on by as much, and refuses
+    anything longer than a window or two."""
+
+    def __init__(self):
+        self.asked = []
+
+    def __call__(self, seconds):
+        self.asked.append(seconds)
+        assert seconds <= 2 * 60 + 2, f"asked to sleep {seconds} seconds"
+
+    def clock(self):
+        return time.time() + sum(self.asked)
+
+
+def planted(path, quotas):
+    with open(path, "w") as handle:
+        json.dump({"format": "cloudcompute.cloud rate limits 1", "identity": "unit", "quotas": quotas}, handle)
+    os.chmod(path, 0o600)
+
+
+def test_a_reset_a_year_away_is_held_to_the_window_the_policy_names(tmp_path):
+    sleeps = Sleeps()
+    quota = SharedQuota(str(tmp_path / "state.ratelimit"), "unit", sleeps.clock, sleeps)
+    year = {"r": 0, "t": 31536000}
+    quota.observe("GET", "/v1/ssh-keys", {"project": year, "endpoint": year}, {"project": {"q": 500, "w": 60}})
+    with open(tmp_path / "state.ratelimit") as handle:
+        stored = json.load(handle)["quotas"][PROJECT]
+    assert stored["reset_at"] <= time.time() + 62 and stored["w"] == 60, stored
+    quota.take("GET", "/v1/ssh-keys")
+    assert sum(sleeps.asked) <= 62
+
+
+def test_a_policy_window_of_a_year_is_held_to_the_longest_believed(tmp_path):
+    sleeps = Sleeps()
+    quota = SharedQuota(str(tmp_path / "state.ratelimit"), "unit", time.time, sleeps)
+    year = {"r": 0, "t": 31536000}
+    quota.observe("GET", "/v1/ssh-keys", {"project": year}, {"project": {"q": 5, "w": 31536000}})
+    with open(tmp_path / "state.ratelimit") as handle:
+        assert json.load(handle)["quotas"][PROJECT]["reset_at"] <= time.time() + MAX_WINDOW + 2
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"q": 10, "w": 3, "left": 0, "reset_at": time.time() + 31536000, "opened": True},  # planted before the fix
+        {"q": "10", "w": 3, "left": 0, "reset_at": 0},
+        {"q": 10, "w": None, "left": [], "reset_at": "soon"},
+        {"q": 10, "w": 3, "left": 1e308, "reset_at": float("nan")},
+        {"probe_until": "later"},
+        {"probe_until": time.time() + 31536000},
+        "not an entry",
+    ],
+)
+def test_a_stale_or_corrupt_entry_is_absent_and_probed_afresh(tmp_path, entry):
+    path = tmp_path / "state.ratelimit"
+    planted(path, {PROJECT: entry, endpoint_key("GET", "/v1/ssh-keys"): entry})
+    sleeps = Sleeps()
+    assert SharedQuota(str(path), "unit", time.time, sleeps).take("GET", "/v1/ssh-keys") == 0.0
+    assert sleeps.asked == []
+    with open(path) as handle:
+        quotas = json.load(handle)["quotas"]
+    assert quotas[PROJECT].keys() == {"probe_until"}, quotas  # this request probes the quota again
+
+
+def test_a_process_paced_alone_holds_a_reset_to_its_window(tmp_path):
+    pacing = RateLimitPacing(None, time.time, Sleeps(), lambda text: None)
+    pacing.observe({"RateLimit": '"project";r=0;t=31536000', "RateLimit-Policy": '"project";q=500;w=60'})
+    assert 60 <= pacing.delay() <= 62

@@ -79,13 +79,15 @@ def run_module(capsys):
 
     def run(main, args, check_mode=False, diff=False):
         module_args = dict(
-            api_url=API_URL,
-            client_id="scripted-client",
-            client_secret="scripted-secret",
-            token_cache="false",
-            request_timeout=5,
-            _ansible_check_mode=check_mode,
-            _ansible_diff=diff,
+            dict(
+                api_url=API_URL,
+                client_id="scripted-client",
+                client_secret="scripted-secret",
+                token_cache="false",
+                request_timeout=5,
+                _ansible_check_mode=check_mode,
+                _ansible_diff=diff,
+            ),
             **args,
         )
         with patch_module_args(module_args), pytest.raises(SystemExit):

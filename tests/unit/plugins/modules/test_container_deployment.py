@@ -1,11 +1,15 @@
 """container_deployment's plan and prediction, against a scripted API."""
 
 import copy
+import threading
+import time
 
 import responses
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import FileLock, create_lock_path
 from ansible_collections.cloudcompute.cloud.plugins.modules.container_deployment import main
 
+API_URL = "https://api.scripted.test/v1"  # the scripted API's (conftest)
 PATH = "/container-deployments/app"
 NOT_FOUND = {"code": "not_found", "message": "no container deployment app"}
 RECORD = {
@@ -222,4 +226,18 @@ def test_bad_names_are_refused_before_any_request(api, run_module):
     )
     assert bad_env["failed"] is True
     assert "containers[0].env: '1X' is not a variable name" in bad_env["msg"]
+    assert api.sent == []
+
+
+def test_the_wait_for_another_tasks_create_lock_is_bounded_by_the_task_budget(api, run_module, tmp_path):
+    holder = FileLock(create_lock_path(str(tmp_path), API_URL, "scripted-client", "container_deployment", "app"))
+    holder.acquire()
+    # without a bound the task waits until the holder lets go (here after 20 s)
+    threading.Timer(20, holder.release).start()
+    api.answer(responses.GET, PATH, json=NOT_FOUND, status=404)
+    started = time.monotonic()
+    result = run_module(main, dict(name="app", compute=COMPUTE, wait_timeout=2, token_cache=str(tmp_path)))
+    assert result.get("failed") and time.monotonic() - started < 10, result
+    assert "another task on this machine has been creating the container deployment 'app'" in result["msg"]
+    assert result["failure"]["code"] == "lock_timeout"
     assert api.sent == []
