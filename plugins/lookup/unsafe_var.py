@@ -81,4 +81,3 @@ class LookupModule(LookupBase):
             else:
                 raise AnsibleLookupError(f"cloudcompute.cloud.unsafe_var: no variable named {name!r}")
         return values
-

@@ -401,7 +401,13 @@ def test_jinja_in_an_event_given_by_hand_is_data(emulator_reset, ansible_env, tm
     event = {"change": "removed", "evicted": True, "instance": evicted, "volume_ids": volume_ids}
     try:
         run = run_recovery_by_hand(
-            core, ansible_env, emulator_reset, tmp_path, event, spot_recovery_run_ready=False, spot_recovery_wait_timeout=60
+            core,
+            ansible_env,
+            emulator_reset,
+            tmp_path,
+            event,
+            spot_recovery_run_ready=False,
+            spot_recovery_wait_timeout=60,
         )
         assert run.returncode == 0, run.stdout + run.stderr
         replacement = api.instances()["hand-0"]
