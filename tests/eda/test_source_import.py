@@ -27,5 +27,6 @@ def test_a_source_reached_through_a_link_imports_the_collection(tmp_path, source
         env=env,
         capture_output=True,
         text=True,
+        check=False,
     )
     assert loaded.stdout.strip() == "loaded", loaded.stderr

@@ -377,6 +377,7 @@ def run_recovery_by_hand(core, ansible_env, emulator, tmp_path, event, **extra_v
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
     )
 
 
