@@ -37,6 +37,11 @@ MAX_FAILURE_DELAY = 300.0
 # A boolean argument as ansible-rulebook may pass it: a bool, or one of these words.
 BOOLEAN_WORDS = dict.fromkeys(("1", "true", "yes", "on"), True) | dict.fromkeys(("0", "false", "no", "off"), False)
 LOGGER = logging.getLogger(__name__)
+# Fields of the API's records that are credentials, and what an event shows in their place (the
+# mask the modules' results show, _module.JUPYTER_TOKEN_MASK): events land in extra-vars files,
+# rule audits and logs.
+SECRET_FIELDS = frozenset(["jupyter_token"])
+SECRET_MASK = "********"
 
 
 class SourceError(Exception):
@@ -57,6 +62,17 @@ def build_client(args, environ=None):
     settings["validate_certs"] = boolean(settings["validate_certs"], "validate_certs")
     settings["request_timeout"] = positive_number(settings["request_timeout"], "request_timeout")
     return ApiClient(**settings)
+
+
+def hide_secrets(value):
+    """``value`` (a record or an event, at any depth) with every credential field masked."""
+    if isinstance(value, dict):
+        return {
+            key: SECRET_MASK if key in SECRET_FIELDS and item else hide_secrets(item) for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [hide_secrets(item) for item in value]
+    return value
 
 
 def positive_number(value, name):

@@ -1,13 +1,19 @@
 """The audit_log event source against the emulator: every event once, oldest first, across
 restarts, page boundaries, token expiry, rate limiting and server errors."""
 
+import http.server
+import itertools
 import json
+import logging
+import threading
 import time
+import urllib.parse
 
 import pytest
 import requests
 from source_runner import collect, run
 
+from ansible_collections.cloudcompute.cloud.extensions.eda.plugins.event_source import audit_log
 from ansible_collections.cloudcompute.cloud.extensions.eda.plugins.event_source.audit_log import main
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._event_source import SourceError
 
@@ -177,3 +183,105 @@ def test_missing_credentials_name_the_variables(monkeypatch):
         monkeypatch.delenv(variable, raising=False)
     with pytest.raises(SourceError, match="CLOUDCOMPUTE_CLIENT_SECRET"):
         run(collect(main, {"api_url": "http://127.0.0.1:1/v1", "client_id": "x"}, count=1))
+
+
+class HostileLog:
+    """A loopback server answering ``GET /v1/audit/log`` with ``pages(params)`` (and tokens to
+    anyone); it counts the reads of the log."""
+
+    def __init__(self, pages):
+        self.reads = 0
+        log = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def answer(self, body):
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.answer({"access_token": "t", "token_type": "Bearer", "expires_in": 3600})
+
+            def do_GET(self):
+                log.reads += 1
+                self.answer(pages(urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)))
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/v1" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def args(self, **options):
+        return dict(api_url=self.url, client_id="c", client_secret="s", token_cache="false", interval=0.05, **options)
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def audit_event(number, time="2026-11-24T16:44:59Z"):
+    return {"specversion": "1.0", "id": "e%d" % number, "type": "t", "time": time, "data": {"request_origin": "api"}}
+
+
+@pytest.mark.parametrize("cursor", ["repeated", "endless"])
+def test_a_cursor_that_never_ends_costs_a_bounded_number_of_requests(monkeypatch, cursor):
+    monkeypatch.setattr(audit_log, "MAX_PAGES_PER_POLL", 20)
+    number = itertools.count()
+
+    def pages(params):
+        following = "same" if cursor == "repeated" else "c%d" % next(number)
+        return {"data": [audit_event(1)], "cursor": following}
+
+    server = HostileLog(pages)
+    try:
+        started = time.monotonic()
+        events = run(collect(main, server.args(start="beginning"), timeout=3))
+        seconds = time.monotonic() - started
+    except AssertionError:
+        seconds = time.monotonic() - started
+        events = []
+    finally:
+        server.close()
+    # each failed poll is tried again after a delay that doubles: a few polls in 3 s, each bounded
+    assert events == [] and server.reads <= 7 * 20, (server.reads, seconds)
+
+
+def test_malformed_and_future_events_are_skipped(tmp_path, caplog):
+    good = [audit_event(1), audit_event(2, "2026-11-24T16:45:00Z")]
+    malformed = [
+        {"id": "no-time", "type": "t"},
+        dict(audit_event(3), time="9999-12-31T23:59:59Z"),
+        dict(audit_event(4), time="not a time"),
+        dict(audit_event(5), time=12),
+        "not an event",
+        {"time": "2026-11-24T16:45:00Z"},
+    ]
+    server = HostileLog(lambda params: {"data": list(reversed(good + malformed))})
+    state_file = tmp_path / "position.json"
+    try:
+        with caplog.at_level(logging.WARNING):
+            events = run(collect(main, server.args(start="beginning", state_file=str(state_file)), count=2, timeout=20))
+    finally:
+        server.close()
+    assert ids(events) == ["e1", "e2"]
+    assert json.loads(state_file.read_text()) == {"time": "2026-11-24T16:45:00Z", "ids": ["e2"]}
+    assert "no-time skipped" in caplog.text and "e3 skipped" in caplog.text
+
+
+def test_a_position_from_the_future_is_not_continued_from(tmp_path, caplog):
+    state_file = tmp_path / "position.json"
+    state_file.write_text(json.dumps({"time": "9999-12-31T23:59:59Z", "ids": ["x"]}))
+    server = HostileLog(lambda params: {"data": [audit_event(1)]})
+    try:
+        with caplog.at_level(logging.WARNING):
+            events = run(collect(main, server.args(start="beginning", state_file=str(state_file)), count=1, timeout=20))
+    finally:
+        server.close()
+    assert ids(events) == ["e1"] and "9999" not in state_file.read_text()
+    assert "is not one this source writes" in caplog.text

@@ -1,5 +1,7 @@
 """The instances event source against the emulator: one event per change, evictions marked."""
 
+import json
+
 import pytest
 import requests
 from source_runner import collect, run
@@ -114,3 +116,15 @@ def test_eviction_between_two_polls_is_told_by_the_audit_log(emulator_reset, api
         "evicted": ("removed", "running", True),
         "deleted": ("removed", "running", False),
     }
+
+
+def test_jupyter_token_never_reaches_an_event(emulator_reset, api, source_args):
+    """Events land in extra-vars files, rule audits and logs: the token is masked, as in the
+    modules' results."""
+    deploy(api, "with-token")
+    emulator_reset.control.advance_clock(10)
+    tokens = [record["jupyter_token"] for record in api("GET", "/instances").json()]
+    assert all(tokens)
+    events = run(collect(main, source_args(emit_existing=True), count=1, timeout=30))
+    assert events[0]["instance"]["jupyter_token"] == "********"
+    assert not any(token in json.dumps(events) for token in tokens)

@@ -5,12 +5,15 @@ must come back running with the same hostname, tags and kept volumes, on spot in
 candidates or on demand when spot is gone, checked by the ready role over real SSH (loopback
 instances served by a local sshd), and once however often the eviction is reported."""
 
+import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -40,7 +43,7 @@ class Api:
         assert response.ok, response.text
         return response
 
-    def deploy_member(self, hostname, tags):
+    def deploy_member(self, hostname, tags, description=None):
         return self.call(
             "POST",
             "/instances",
@@ -52,6 +55,7 @@ class Api:
                 "is_spot": True,
                 "ssh_key_ids": [self.key_id],
                 "volumes": [{"name": hostname + "-data", "size": 10, "type": "NVMe"}],
+                **({"description": description} if description else {}),
             },
         ).text.strip('"'), tags
 
@@ -98,16 +102,29 @@ def ssh_access(demo_emulator, sshd, tmp_path):
     return {"public_key": public_key, "config": tmp_path / "ssh_config"}
 
 
-def start_rulebook(emulator, ansible_env, tmp_path, rulebook, inventory, **env):
+def ansible_bin(core):
+    """The bin/ directory of ansible-core's ``floor`` (2.16, the checkout's .venv-floor) or
+    ``ceiling`` (the interpreter running the tests)."""
+    if core == "ceiling":
+        return BIN
+    repo = os.environ.get("REPO")
+    if not repo:
+        pytest.fail("REPO must name the repository checkout (with .venv-floor); run the suite with tools/test.sh")
+    return os.path.join(repo, ".venv-floor", "bin")
+
+
+def start_rulebook(emulator, ansible_env, tmp_path, rulebook, inventory, core="ceiling", **env):
     """ansible-rulebook running ``rulebook`` (a name or a file), as a user starts it, with ``env``
-    added to its environment."""
+    added to its environment; its playbooks run on ansible-core's ``core`` (floor or ceiling)."""
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
     (tmp_path / "vars.yml").write_text("spot_recovery_interval: 1\n")
+    playbook_bin = ansible_bin(core)
     env = ansible_env(
         **env,
-        PATH=BIN + os.pathsep + os.environ["PATH"],  # ansible-rulebook runs ansible-galaxy and ansible-playbook
+        # ansible-rulebook runs ansible-galaxy and ansible-playbook: the first on PATH
+        PATH=os.pathsep.join([playbook_bin, BIN, os.environ["PATH"]]),
         ANSIBLE_COLLECTIONS_PATH=os.environ["ANSIBLE_COLLECTIONS_PATH"],
-        ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+        ANSIBLE_PYTHON_INTERPRETER=os.path.join(playbook_bin, "python"),
         CLOUDCOMPUTE_API_URL=emulator.api_url,
         CLOUDCOMPUTE_CLIENT_ID=emulator.client_id,
         CLOUDCOMPUTE_CLIENT_SECRET=emulator.client_secret,
@@ -137,14 +154,14 @@ def stop_rulebook(process):
     print(process.log.read_text()[-6000:])
 
 
-def deploy_fleet(emulator, public_key, members, loners=(), sources=1):
+def deploy_fleet(emulator, public_key, members, loners=(), sources=1, description=None):
     """Deploy and tag the members (``{hostname: tags}``) and loners; wait until they run and the
     rulebook's ``sources`` have taken stock of them; return them as the API lists them."""
     control = emulator.control
     api = Api(emulator)
     api.key_id = api.call("POST", "/ssh-keys", json={"name": "eda", "key": public_key}).text.strip('"')
     for hostname, tags in dict(members, **dict.fromkeys(loners, {"owner": "me"})).items():
-        api.tag(api.deploy_member(hostname, tags)[0], tags)
+        api.tag(api.deploy_member(hostname, tags, description)[0], tags)
     wait_for(lambda: all(i["status"] == "running" for i in live_instances(control).values()), 30, "the fleet running")
     # a source has taken stock of the fleet once it has listed the instances twice
     since = control.requests()["total"]
@@ -291,3 +308,117 @@ def test_an_eviction_seen_twice_is_replaced_once(demo_emulator, ansible_env, tmp
         assert rulebook.poll() is None
     finally:
         stop_rulebook(rulebook)
+
+
+def jinja_payloads():
+    """Jinja that touches a file of its own (a short path: tag values are at most 127 characters)
+    per field it is put in, and the directory those files would appear in."""
+    directory = pathlib.Path(tempfile.mkdtemp(prefix="eda-", dir="/tmp"))
+    return directory, {
+        field: "{{ lookup('pipe', 'touch %s') }}" % (directory / field) for field in ("description", "tag", "hostname")
+    }
+
+
+def untouched(directory):
+    try:
+        return sorted(path.name for path in directory.iterdir())
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.mark.parametrize("core", ["floor", "ceiling"])
+def test_jinja_in_an_evicted_instance_is_data_through_the_rulebook(demo_emulator, ansible_env, tmp_path, core):
+    """A project member's description and tag value holding Jinja reach the recovery playbook as
+    data: nothing runs on the controller, and the replacement carries the same text."""
+    control = demo_emulator.control
+    control.reset()
+    directory, payload = jinja_payloads()
+    rulebook = start_rulebook(
+        demo_emulator,
+        ansible_env,
+        tmp_path,
+        "cloudcompute.cloud.spot_recovery",
+        inventory={
+            "all": {"hosts": {"localhost": {"ansible_connection": "local"}}, "vars": {"spot_recovery_run_ready": False}}
+        },
+        core=core,
+    )
+    try:
+        tags = {"fleet": "safe", "note": payload["tag"]}
+        api, before = deploy_fleet(demo_emulator, PUBLIC_KEY, {"safe-0": tags}, description=payload["description"])
+        control.evict(before["safe-0"]["id"])
+        wait_for(lambda: replaced(control, before, ["safe-0"]), 120, "the replacement running")
+        wait_for(lambda: "PLAY RECAP" in rulebook.log.read_text(), 60, "the recovery finished")
+        replacement = api.instances()["safe-0"]
+        assert replacement["description"] == payload["description"]
+        assert {tag["key"]: tag["value"] for tag in replacement["tags"]} == tags
+        assert "safe-0 is back as {}".format(replacement["id"]) in rulebook.log.read_text()
+        assert rulebook.poll() is None
+    finally:
+        stop_rulebook(rulebook)
+        created = untouched(directory)
+    assert created == [], "Jinja from the event ran on the controller"
+
+
+def run_recovery_by_hand(core, ansible_env, emulator, tmp_path, event, **extra_vars):
+    (tmp_path / "event.json").write_text(json.dumps({"ansible_eda": {"event": event}, **extra_vars}))
+    playbook_bin = ansible_bin(core)
+    return subprocess.run(
+        [os.path.join(playbook_bin, "ansible-playbook"), "cloudcompute.cloud.spot_recovery", "-e", "@event.json"],
+        cwd=tmp_path,
+        env=ansible_env(
+            ANSIBLE_COLLECTIONS_PATH=os.environ["ANSIBLE_COLLECTIONS_PATH"],
+            ANSIBLE_PYTHON_INTERPRETER=os.path.join(playbook_bin, "python"),
+            CLOUDCOMPUTE_API_URL=emulator.api_url,
+            CLOUDCOMPUTE_CLIENT_ID=emulator.client_id,
+            CLOUDCOMPUTE_CLIENT_SECRET=emulator.client_secret,
+            CLOUDCOMPUTE_TOKEN_CACHE="false",
+        ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("core", ["floor", "ceiling"])
+def test_jinja_in_an_event_given_by_hand_is_data(emulator_reset, ansible_env, tmp_path, core):
+    """The event as extra vars (as ansible-rulebook and EDA controller pass it): Jinja in the
+    description, a tag value and the hostname never runs; the recovery works with the literal
+    description and tag, and a hostname the API refuses fails the run with the API's reason."""
+    control = emulator_reset.control
+    directory, payload = jinja_payloads()
+    api = Api(emulator_reset)
+    api.key_id = api.call("POST", "/ssh-keys", json={"name": "eda", "key": PUBLIC_KEY}).text.strip('"')
+    tags = {"fleet": "hand", "note": payload["tag"]}
+    instance_id = api.deploy_member("hand-0", tags, payload["description"])[0]
+    api.tag(instance_id, tags)
+    control.advance_clock(60)
+    evicted = api.instances()["hand-0"]
+    volume_ids = evicted["volume_ids"]
+    control.evict(instance_id)
+    control.advance_clock(120)
+    assert "hand-0" not in api.instances()
+    event = {"change": "removed", "evicted": True, "instance": evicted, "volume_ids": volume_ids}
+    try:
+        run = run_recovery_by_hand(
+            core,
+            ansible_env,
+            emulator_reset,
+            tmp_path,
+            event,
+            spot_recovery_run_ready=False,
+            spot_recovery_wait_timeout=60,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+        replacement = api.instances()["hand-0"]
+        assert replacement["id"] != instance_id and replacement["description"] == payload["description"]
+        assert {tag["key"]: tag["value"] for tag in replacement["tags"]} == tags
+        assert sorted(replacement["volume_ids"]) == sorted(volume_ids)
+
+        hostile = dict(event, instance=dict(evicted, hostname=payload["hostname"]))
+        run = run_recovery_by_hand(core, ansible_env, emulator_reset, tmp_path, hostile, spot_recovery_run_ready=False)
+        assert run.returncode != 0 and "hostname" in run.stdout, run.stdout + run.stderr
+    finally:
+        created = untouched(directory)
+    assert created == [], "Jinja from the event ran on the controller"

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import logging
+import os
+import math
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,9 @@ try:
 except ImportError:
     # ansible-rulebook runs a source from its file (runpy), with no collection path on sys.path:
     # add the one this file is installed in (<root>/ansible_collections/cloudcompute/cloud/...).
-    sys.path.append(str(Path(__file__).resolve().parents[7]))
+    # The path as given, links not resolved: a collection linked into a collections path
+    # resolves to a checkout outside any ansible_collections tree.
+    sys.path.append(str(next(path.parent for path in Path(os.path.abspath(__file__)).parents if path.name == "ansible_collections")))
     from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
 
 DOCUMENTATION = r"""
@@ -114,6 +120,14 @@ EXAMPLES = r"""
 """
 
 MAX_PAGE_SIZE = 100
+# One poll reads at most this many pages (100,000 events at the largest page size): a server
+# whose cursor never ends costs a bounded number of requests per poll, then the poll fails and
+# is tried again with backoff.
+MAX_PAGES_PER_POLL = 1000
+# How far in the future an event's time may be (clock skew between the service and this host):
+# a later time is not stored as the position, or every event before it would be skipped.
+MAX_CLOCK_SKEW_SECONDS = 300
+LOGGER = logging.getLogger(__name__)
 
 
 class AuditLogReader:
@@ -122,48 +136,71 @@ class AuditLogReader:
     The API lists the log newest first, older pages by cursor. The position is the time of the
     newest event delivered and the ids of the events delivered with that same time: a poll asks
     for the events at or after that time (so it reads only what is new, across as many pages as
-    that takes) and drops those ids.
+    that takes) and drops those ids. An event without a string ``id`` or a readable ``time`` (or
+    one from the future) is skipped and logged once.
     """
 
     def __init__(self, client, page_size=MAX_PAGE_SIZE, position=None):
         self.client = client
         self.page_size = page_size
-        self.position = position
+        self.position = readable_position(position)
+        self.skipped = set()
 
     def newest_events(self, since=None):
-        """Every event at or after ``since`` (an RFC 3339 time), newest first."""
+        """Every readable event at or after ``since`` (an RFC 3339 time), newest first."""
         params = {"page_size": self.page_size}
         if since:
             params["start_date"] = since
-        events = []
-        while True:
+        events, cursors = [], set()
+        for _page in range(MAX_PAGES_PER_POLL):
             page = self.client.get("/audit/log", params=params) or {}
-            events.extend(page.get("data") or [])
+            if not isinstance(page, dict) or not isinstance(page.get("data") or [], list):
+                raise _event_source.SourceError("GET /audit/log answered something other than a page of events")
+            events.extend(event for event in page.get("data") or [] if self.readable(event))
             cursor = page.get("cursor")
             if not cursor:
                 return events
+            if not isinstance(cursor, str) or cursor in cursors:
+                raise _event_source.SourceError("GET /audit/log repeated a page cursor: the poll stops here")
+            cursors.add(cursor)
             params = dict(params, cursor=cursor)
+        raise _event_source.SourceError(f"GET /audit/log had more than {MAX_PAGES_PER_POLL} pages: the poll stops here")
+
+    def readable(self, event):
+        identity = event.get("id") if isinstance(event, dict) else None
+        time = event.get("time") if isinstance(event, dict) else None
+        if isinstance(identity, str) and identity and _timestamp(time) is not None:
+            return True
+        key = identity if isinstance(identity, str) else repr(event)[:200]
+        if key not in self.skipped and len(self.skipped) < 10000:
+            self.skipped.add(key)
+            LOGGER.warning("audit log event %s skipped: it has no id or no readable time (or one in the future)", key)
+        return False
 
     def start_at_newest(self):
         """Position after the newest event in the log (nothing delivered from before now)."""
-        page = self.client.get("/audit/log", params={"page_size": 1}) or {}
-        newest = page.get("data") or []
+        newest = self.newest_events_page()
         if not newest:
             self.position = {"time": None, "ids": []}
             return
         time = newest[0]["time"]
         self.position = {"time": time, "ids": [event["id"] for event in self.newest_events(time) if event["time"] == time]}
 
+    def newest_events_page(self):
+        page = self.client.get("/audit/log", params={"page_size": 1}) or {}
+        data = page.get("data") if isinstance(page, dict) else None
+        return [event for event in data or [] if self.readable(event)] if isinstance(data, list) else []
+
     def new_events(self):
         """The events after the position, oldest first."""
         since = self.position.get("time") if self.position else None
         delivered = set(self.position.get("ids") or []) if self.position else set()
-        events = [event for event in reversed(self.newest_events(since)) if event.get("id") not in delivered]
+        events = [event for event in reversed(self.newest_events(since)) if event["id"] not in delivered]
         if since:
             # the API compares times itself; drop anything it still returns from before the position
             cutoff = _timestamp(since)
             events = [event for event in events if _timestamp(event["time"]) >= cutoff]
-        return events
+        return [_event_source.hide_secrets(event) for event in events]
 
     def advance(self, event):
         position = self.position or {"time": None, "ids": []}
@@ -175,7 +212,34 @@ class AuditLogReader:
 
 
 def _timestamp(text):
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    """The POSIX time of an RFC 3339 time no later than now (plus the allowed skew), else None."""
+    if not isinstance(text, str) or not text.isascii() or len(text) > 64:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        if moment.tzinfo is None:
+            return None
+        seconds = moment.timestamp()
+    except (ValueError, OverflowError):
+        return None
+    if not math.isfinite(seconds) or seconds > time.time() + MAX_CLOCK_SKEW_SECONDS:
+        return None
+    return seconds
+
+
+def readable_position(position):
+    """A saved position this source can continue from, else None (start as O(start) says)."""
+    if position is None:
+        return None
+    if (
+        isinstance(position, dict)
+        and (position.get("time") is None or _timestamp(position.get("time")) is not None)
+        and isinstance(position.get("ids"), list)
+        and all(isinstance(identity, str) for identity in position["ids"])
+    ):
+        return {"time": position.get("time"), "ids": list(position["ids"])}
+    LOGGER.warning("audit log position %.200r is not one this source writes (or is in the future): ignored", position)
+    return None
 
 
 def _settings(args):
@@ -193,7 +257,7 @@ def _settings(args):
 
 
 def _wanted(event, types):
-    return not types or any(fnmatch.fnmatchcase(event.get("type", ""), pattern) for pattern in types)
+    return not types or any(fnmatch.fnmatchcase(str(event.get("type") or ""), pattern) for pattern in types)
 
 
 async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:

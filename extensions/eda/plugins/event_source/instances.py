@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,9 @@ try:
 except ImportError:
     # ansible-rulebook runs a source from its file (runpy), with no collection path on sys.path:
     # add the one this file is installed in (<root>/ansible_collections/cloudcompute/cloud/...).
-    sys.path.append(str(Path(__file__).resolve().parents[7]))
+    # The path as given, links not resolved: a collection linked into a collections path
+    # resolves to a checkout outside any ansible_collections tree.
+    sys.path.append(str(next(path.parent for path in Path(os.path.abspath(__file__)).parents if path.name == "ansible_collections")))
     from ansible_collections.cloudcompute.cloud.plugins.module_utils import _event_source
 
 DOCUMENTATION = r"""
@@ -29,7 +32,8 @@ description:
     C({change, kind, instance, previous_status, status, evicted, volume_ids}).
   - C(change) is V(added) (a new instance; C(previous_status) is null), V(status_changed), or
     V(removed) (gone from the list; C(status) is null). C(kind) is V(instance) or V(cluster).
-    C(instance) is the record as the API returned it (the last one seen, for V(removed)).
+    C(instance) is the record as the API returned it (the last one seen, for V(removed)), with its
+    C(jupyter_token), a credential, masked (C(********)).
   - C(evicted) is true for a spot instance the service took back - its change to V(discontinued)
     and its V(removed) event. When a spot instance disappears between two polls without the source
     having seen it V(discontinued) (or V(deleting)), the audit log tells whether the service
@@ -110,10 +114,14 @@ class InstanceWatch:
         self.volume_ids = {}  # {(kind, id): the volumes attached when last seen with any}
 
     def snapshot(self):
-        records = {("instance", record["id"]): record for record in self.client.get("/instances") or []}
+        # the records are kept masked: an instance's jupyter_token never reaches an event
+        records = {("instance", record["id"]): record for record in self.listed("/instances")}
         if self.include_clusters:
-            records.update((("cluster", record["id"]), record) for record in self.client.get("/clusters") or [])
+            records.update((("cluster", record["id"]), record) for record in self.listed("/clusters"))
         return records
+
+    def listed(self, path):
+        return _event_source.hide_secrets(self.client.get(path) or [])
 
     def changes(self, emit_existing=False):
         current = self.snapshot()
