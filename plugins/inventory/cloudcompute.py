@@ -305,11 +305,9 @@ plugin: cloudcompute.cloud.cloudcompute
 
 import collections
 import functools
-import ipaddress
 import json
 import os
 import re
-import shlex
 import time
 
 import ansible.errors
@@ -319,7 +317,7 @@ from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils import _tags
+from ansible_collections.cloudcompute.cloud.plugins.module_utils import _ssh, _tags
 
 display = Display()
 
@@ -382,9 +380,6 @@ HOST_NAME_UNSAFE_CHARACTER = re.compile(r"[^A-Za-z0-9_.-]")
 # Names Ansible gives a meaning of its own (the implicit localhost and its groups), and this
 # plugin's group of all its hosts (the names of its other groups start with it and "_").
 RESERVED_HOST_NAMES = frozenset(["all", "ungrouped", ALL_HOSTS_GROUP]) | frozenset(C.LOCALHOST)
-# A DNS host name (labels of letters, digits, - and _, not starting with -); with IP addresses,
-# the only addresses put into ansible_host and SSH arguments.
-DNS_NAME = re.compile(r"^(?=.{1,253}\.?$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?$")
 MAX_NAMES_IN_A_MESSAGE = 10
 # ansible-core 2.19 and later never template data from plugins unless it is marked trusted;
 # older versions template any string that is not wrapped as unsafe.
@@ -485,6 +480,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 f"cloudcompute inventory: hostvars_prefix {self.prefix!r} is not the start of a variable name "
                 "(letters, digits and _, not starting with a digit)"
             )
+        try:
+            _ssh.check_user(self.get_option("jump_host_user"))
+            _ssh.check_port(self.get_option("jump_host_port"))
+        except _ssh.SshValueError as error:
+            raise AnsibleParserError(f"cloudcompute inventory: {error}")
         self.selection = Selection(self.get_option("filters"), self.get_option("exclude") or [])
         self._populate(self._load_listing(path, use_cache=cache))
 
@@ -723,18 +723,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def _proxy_jump_argument(self, address):
         """SSH arguments that reach a worker through the jump host at ``address`` (None when it
-        has no usable address). The address was checked to be an IP address or a host name;
-        quoted all the same, as Ansible splits the arguments like a shell."""
+        has no usable address), checked and quoted as the roles' are (``_ssh``)."""
         if not address:
             return None
-        if ":" in address:  # IPv6
-            address = f"[{address}]"
-        user = self.get_option("jump_host_user")
-        port = self.get_option("jump_host_port")
-        target = f"{user}@{address}" if user else address
-        if port and port != 22:
-            target += ":%d" % port
-        return "-o {}".format(shlex.quote("ProxyJump=" + target))
+        return _ssh.proxy_jump_argument(address, self.get_option("jump_host_user"), self.get_option("jump_host_port"))
 
     def _add_to_inventory(self, hosts):
         inventory = self.inventory
@@ -842,19 +834,15 @@ def _is_tag(tag):
 
 
 def usable_address(record, address, connect_with):
-    """The address when it is a DNS host name or an IP address, so nothing else can reach SSH with
-    it; otherwise None, with a warning."""
-    if not address or DNS_NAME.match(address):
+    """The address when it is a DNS host name or an IP address (the check the roles share,
+    ``_ssh.usable_address``), so nothing else can reach SSH with it; otherwise None, with a warning."""
+    if not address or _ssh.usable_address(address):
         return address
-    try:
-        ipaddress.ip_address(address)
-        return address
-    except ValueError:
-        display.warning(
-            f"cloudcompute inventory: the {connect_with} of {record['id']} is {address!r}, neither an IP address "
-            "nor a host name; the host is listed without connection variables"
-        )
-        return None
+    display.warning(
+        f"cloudcompute inventory: the {connect_with} of {record['id']} is {address!r}, neither an IP address "
+        "nor a host name; the host is listed without connection variables"
+    )
+    return None
 
 
 def _renamed(name, record_id, reason):
