@@ -5,6 +5,8 @@
 hosts, with the same address check and quoting as the inventory plugin
 (``module_utils/_ssh.py``). Their documentation is in the YAML files beside this one."""
 
+import os
+
 import ansible.template
 from ansible.errors import AnsibleFilterError
 
@@ -27,8 +29,35 @@ def _field(record, field, what):
     return record.get(field)
 
 
+def _pinned(record, known_hosts):
+    """(alias, ssh options) pinning the key of ``record``'s host in ``known_hosts`` (path, aliases)."""
+    alias = _ssh.host_key_alias(record.get("id"))
+    path, known = known_hosts
+    return alias, _ssh.host_key_options(alias, path, alias in known)
+
+
+def _known_hosts(path):
+    """The collection's known_hosts file (created 0600 in a private directory) and its aliases."""
+    from ansible_collections.cloudcompute.cloud.plugins.module_utils import _api_errors, _locks
+
+    try:
+        path = _ssh.known_hosts_path(path)
+        _locks.ensure_private_directory(os.path.dirname(path))
+        os.close(_locks.open_private_file(path))
+    except (_ssh.SshValueError, _api_errors.LocalRefusal) as error:
+        raise AnsibleFilterError(f"ssh_host_vars: {error}")
+    return path, _ssh.known_aliases(path)
+
+
 def ssh_host_vars(
-    record, address_field="ip", jump_host=None, jump_address_field="ip", jump_host_user="root", jump_host_port=22
+    record,
+    address_field="ip",
+    jump_host=None,
+    jump_address_field="ip",
+    jump_host_user="root",
+    jump_host_port=22,
+    host_keys=True,
+    known_hosts=None,
 ):
     """Connection variables of the host ``record`` (an instance, a cluster as its jump host, or
     a worker reached through ``jump_host``)."""
@@ -37,6 +66,7 @@ def ssh_host_vars(
         jump_host_port = _ssh.check_port(jump_host_port, "jump_host_port")
     except _ssh.SshValueError as error:
         raise AnsibleFilterError(f"ssh_host_vars: {error}")
+    pins = _known_hosts(known_hosts) if host_keys else None
     name = str(_field(record, "hostname", "the host") or _field(record, "id", "the host"))
     result = {"problems": []}
     address = _field(record, address_field, "the host")
@@ -47,18 +77,35 @@ def ssh_host_vars(
             f"the {address_field} of {name} is {address!r}, neither an IP address nor a host name; "
             "it is added without connection variables"
         )
+    options = []
+    try:
+        if pins and "ansible_host" in result:
+            result["cloudcompute_host_key_alias"], options = _pinned(record, pins)
+        if jump_host is not None and "ansible_host" in result:
+            jump_address = _field(jump_host, jump_address_field, "the jump host")
+            if _ssh.usable_address(jump_address):
+                jump_address = str(jump_address)
+                if pins:
+                    jump_options = _pinned(jump_host, pins)[1]
+                    proxy = _ssh.proxy_command_argument(jump_address, jump_host_user, jump_host_port, jump_options)
+                else:
+                    proxy = _ssh.proxy_jump_argument(jump_address, jump_host_user, jump_host_port)
+                result["ansible_ssh_common_args"] = " ".join(filter(None, [_ssh.ssh_options_argument(options), proxy]))
+                return wrap_var(result)
+    except _ssh.SshValueError as error:
+        result.pop("ansible_host", None)
+        result["problems"].append(f"{name}: {error}; it is added without connection variables")
+        return wrap_var(result)
     if jump_host is not None and "ansible_host" in result:
-        jump_address = _field(jump_host, jump_address_field, "the jump host")
-        if _ssh.usable_address(jump_address):
-            result["ansible_ssh_common_args"] = _ssh.proxy_jump_argument(
-                str(jump_address), jump_host_user, jump_host_port
-            )
-        else:
-            del result["ansible_host"]
-            result["problems"].append(
-                f"the jump host of {name} has no usable {jump_address_field} ({jump_address!r}); "
-                "it is added without connection variables"
-            )
+        # a worker without a way through its jump host
+        del result["ansible_host"]
+        result.pop("cloudcompute_host_key_alias", None)
+        result["problems"].append(
+            f"the jump host of {name} has no usable {jump_address_field} ({jump_address!r}); "
+            "it is added without connection variables"
+        )
+    elif options:
+        result["ansible_ssh_common_args"] = _ssh.ssh_options_argument(options)
     return wrap_var(result)
 
 

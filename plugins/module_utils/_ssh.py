@@ -171,7 +171,7 @@ def proxy_command_argument(address, user, port, jump_options):
     ssh through /bin/sh after %-expansion: every part is shell-quoted and % doubled."""
     target = ssh_destination(address, user, 22)  # the port goes to -p
     port = check_port(port)
-    words = ["ssh", "-W", "[%h]:%p", "-p", str(port)]
+    words = ["ssh", "-W", shlex.quote("[%h]:%p"), "-p", str(port)]
     for option in jump_options:
         words += ["-o", shlex.quote(option.replace("%", "%%"))]
     words.append(shlex.quote(target))

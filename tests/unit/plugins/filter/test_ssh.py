@@ -24,17 +24,54 @@ HOSTILE = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def known_hosts(tmp_path, monkeypatch):
+    path = tmp_path / "cache" / "known_hosts"
+    monkeypatch.setenv("CLOUDCOMPUTE_KNOWN_HOSTS", str(path))
+    return path
+
+
 def words(args):
     return shlex.split(args)
 
 
 def test_a_worker_through_its_jump_host():
     result = ssh_host_vars(
-        WORKER, address_field="private_ip", jump_host=CLUSTER, jump_host_user="admin", jump_host_port=2222
+        WORKER,
+        address_field="private_ip",
+        jump_host=CLUSTER,
+        jump_host_user="admin",
+        jump_host_port=2222,
+        host_keys=False,
     )
     assert result["ansible_host"] == "10.0.0.2"
     assert result["problems"] == []
     assert words(result["ansible_ssh_common_args"])[:2] == ["-o", "ProxyJump=admin@192.0.2.10:2222"]
+
+
+def test_both_hops_of_a_worker_are_pinned_in_the_collections_known_hosts(known_hosts):
+    known_hosts.parent.mkdir(mode=0o700)
+    known_hosts.write_text("cloudcompute-c1 ssh-ed25519 AAAAkey\n")  # the jump host was met before
+    result = ssh_host_vars(WORKER, address_field="private_ip", jump_host=CLUSTER, jump_host_user="admin")
+    options = words(result["ansible_ssh_common_args"])
+    assert result["cloudcompute_host_key_alias"] == "cloudcompute-w1"
+    assert options[:8] == [
+        "-o", "HostKeyAlias=cloudcompute-w1", "-o", f"UserKnownHostsFile={known_hosts}",
+        "-o", "StrictHostKeyChecking=accept-new", "-o", "HashKnownHosts=no",
+    ]  # fmt: skip
+    assert options[8] == "-o" and options[9].startswith("ProxyCommand=")
+    # run by /bin/sh: one word per option, the jump host's own pin with checking on
+    assert words(options[9].split("=", 1)[1]) == [
+        "ssh", "-W", "[%h]:%p", "-p", "22",
+        "-o", "HostKeyAlias=cloudcompute-c1", "-o", f"UserKnownHostsFile={known_hosts}",
+        "-o", "StrictHostKeyChecking=yes", "-o", "HashKnownHosts=no", "admin@192.0.2.10",
+    ]  # fmt: skip
+
+
+def test_a_known_hosts_path_ssh_would_split_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setenv("CLOUDCOMPUTE_KNOWN_HOSTS", str(tmp_path / "my hosts"))
+    with pytest.raises(AnsibleFilterError, match="known_hosts path"):
+        ssh_host_vars(CLUSTER)
 
 
 @pytest.mark.parametrize("address", HOSTILE)
@@ -67,5 +104,7 @@ def test_a_port_that_is_no_port_is_refused(port):
 
 
 def test_ipv6_jump_host():
-    result = ssh_host_vars(WORKER, address_field="private_ip", jump_host=dict(CLUSTER, ip="2001:db8::1"))
+    result = ssh_host_vars(
+        WORKER, address_field="private_ip", jump_host=dict(CLUSTER, ip="2001:db8::1"), host_keys=False
+    )
     assert words(result["ansible_ssh_common_args"])[:2] == ["-o", "ProxyJump=root@[2001:db8::1]"]
