@@ -16,6 +16,9 @@ from ansible.errors import AnsibleFilterError
 NOT_SUPPORTED = "[N/A]"
 LOST_CARD = re.compile(r"^Unable to determine the device handle for (?:GPU)?\s*(?P<bus_id>\S+?):?\s+(?P<error>.*)$")
 # "8H100.80S.176V": 8 GPUs of the H100 family; "1L40S.20V", "2A100.44V", "CPU.4V.16G" (none).
+# A header of one column: a query field name such as "memory.total [MiB]" (values have spaces
+# or digits first).
+QUERY_FIELD = re.compile(r"^[a-z_]+(\.[a-z_]+)*( \[[^\]]*\])?$")
 GPU_INSTANCE_TYPE = re.compile(r"^(?P<gpus>\d+)(?P<model>[A-Z]+\d+[A-Z]*)\.")
 
 
@@ -33,12 +36,16 @@ def nvidia_smi_gpus(output):
             errors.append({"pci.bus_id": lost.group("bus_id"), "error": lost.group("error").strip()})
             continue
         values = [value.strip() for value in line.split(",")]
-        if fields is None and (len(values) >= 2 or "name" in line):
+        if fields is None and (len(values) >= 2 or "name" in line or QUERY_FIELD.match(line)):
             # the header line: "name, memory.total [MiB], ..." names the fields ("memory.total")
             fields = [value.split(" [", 1)[0].strip() for value in values]
             continue
         if fields is None or len(values) != len(fields):  # before the header, or not one value per field
             errors.append({"error": line})
+            continue
+        if "name" not in fields:
+            # every consumer compares the model by name: a card without one cannot be checked
+            errors.append({"error": f"nvidia-smi's output has no name column, so this card cannot be checked: {line}"})
             continue
         gpu = dict(zip(fields, values))
         problems = [value for value in values if value.startswith("[") and value != NOT_SUPPORTED]

@@ -11,7 +11,8 @@ description:
   - Makes Ansible hosts of the instances of a Cloud Compute project, of the jump host of each
     cluster and of each cluster worker node.
   - Workers are reached through their cluster's jump host. Each worker gets
-    C(ansible_ssh_common_args) with an SSH C(ProxyJump) through its jump host, so
+    C(ansible_ssh_common_args) with an SSH C(ProxyCommand) (C(ProxyJump) with
+    O(host_keys=false)) through its jump host, so
     C(ansible -m ping) on a worker works without any hand-written SSH configuration.
   - Every refresh makes, per project, one request for the instances and one for the clusters
     (none with O(include_clusters=false)), however many hosts there are, plus a token exchange
@@ -204,6 +205,31 @@ options:
       - SSH port of the jump hosts in the workers' C(ProxyJump).
     type: int
     default: 22
+  host_keys:
+    description:
+      - Pin each host's SSH host key to the instance, jump host or worker it belongs to, not to
+        its address (see "SSH host keys" in the collection's inventory guide).
+      - Each host gets in C(ansible_ssh_common_args) C(HostKeyAlias=cloudcompute-<id>), the
+        collection's O(known_hosts) file as C(UserKnownHostsFile), and
+        C(StrictHostKeyChecking=accept-new) while no key is pinned for it, C(yes) afterwards.
+        A recycled address therefore never conflicts with the key of the instance that had it
+        before, and another key for the same instance is refused, naming C(cloudcompute-<id>).
+      - Workers reach their jump host through a C(ProxyCommand) whose connection is pinned the
+        same way, under the jump host's alias.
+      - V(false) leaves host keys to your SSH configuration, and workers get a plain C(ProxyJump).
+    type: bool
+    default: true
+  known_hosts:
+    description:
+      - The known_hosts file the pinned keys are kept in; your own C(~/.ssh/known_hosts) is never
+        read or written.
+      - By default C(known_hosts) in the O(token_cache) directory (C(~/.cache/cloudcompute.cloud/tokens)
+        when the cache is disabled), with the token cache's rules - missing directories made
+        0700, a directory of another user, writable by others or a symbolic link refused.
+      - 'Letters, digits and C(. _ / ~ + @ , : = -) only (SSH splits and expands others).'
+    type: str
+    env:
+      - name: CLOUDCOMPUTE_KNOWN_HOSTS
   hostname:
     description:
       - Template for the inventory name of each host, rendered with the host variables this
@@ -231,9 +257,10 @@ notes:
     with a warning (for example on C(--flush-cache) during an outage).
   - The inventory cache file is written readable by its owner only (mode 0600) by the file-based
     cache plugins.
-  - The C(ProxyJump) connection to the jump host takes its options from your SSH client
-    configuration and C(known_hosts), not from Ansible's command line; keep the jump hosts'
-    keys in C(known_hosts) (or configure them in C(~/.ssh/config)).
+  - With O(host_keys) (the default) every host's key is pinned to its instance, jump host or
+    worker id in the collection's O(known_hosts) file, both hops of a worker included; keep
+    Ansible's C(host_key_checking) on. The hop to the jump host authenticates with your SSH
+    agent or C(~/.ssh/config) keys.
 """
 
 EXAMPLES = r"""
@@ -305,11 +332,9 @@ plugin: cloudcompute.cloud.cloudcompute
 
 import collections
 import functools
-import ipaddress
 import json
 import os
 import re
-import shlex
 import time
 
 import ansible.errors
@@ -319,7 +344,7 @@ from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
-from ansible_collections.cloudcompute.cloud.plugins.module_utils import _tags
+from ansible_collections.cloudcompute.cloud.plugins.module_utils import _ssh, _tags
 
 display = Display()
 
@@ -382,9 +407,6 @@ HOST_NAME_UNSAFE_CHARACTER = re.compile(r"[^A-Za-z0-9_.-]")
 # Names Ansible gives a meaning of its own (the implicit localhost and its groups), and this
 # plugin's group of all its hosts (the names of its other groups start with it and "_").
 RESERVED_HOST_NAMES = frozenset(["all", "ungrouped", ALL_HOSTS_GROUP]) | frozenset(C.LOCALHOST)
-# A DNS host name (labels of letters, digits, - and _, not starting with -); with IP addresses,
-# the only addresses put into ansible_host and SSH arguments.
-DNS_NAME = re.compile(r"^(?=.{1,253}\.?$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?$")
 MAX_NAMES_IN_A_MESSAGE = 10
 # ansible-core 2.19 and later never template data from plugins unless it is marked trusted;
 # older versions template any string that is not wrapped as unsafe.
@@ -485,6 +507,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 f"cloudcompute inventory: hostvars_prefix {self.prefix!r} is not the start of a variable name "
                 "(letters, digits and _, not starting with a digit)"
             )
+        try:
+            _ssh.check_user(self.get_option("jump_host_user"))
+            _ssh.check_port(self.get_option("jump_host_port"))
+        except _ssh.SshValueError as error:
+            raise AnsibleParserError(f"cloudcompute inventory: {error}")
         self.selection = Selection(self.get_option("filters"), self.get_option("exclude") or [])
         self._populate(self._load_listing(path, use_cache=cache))
 
@@ -637,6 +664,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             "jump_host": (connect_with, INSTANCE_ADDRESS_FIELDS[connect_with]),
             "worker": ("worker " + worker_connect_with, WORKER_ADDRESS_FIELDS[worker_connect_with]),
         }
+        self.known_hosts = self._known_hosts() if self.get_option("host_keys") else None
         hosts = []
         # The clusters answer is empty with include_clusters=false: it was not requested.
         for project, instances, clusters in listing:
@@ -657,14 +685,15 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         hosts = [jump_host]
         if not self.get_option("include_workers"):
             return hosts
-        proxy_jump = self._proxy_jump_argument(jump_host[1].get("ansible_host"))
+        proxy_jump = self._proxy_jump_argument(jump_host[1].get("ansible_host"), cluster)
         for worker in cluster.get("worker_nodes") or ():
             if self.selection.keeps(worker, "worker"):
                 name, hostvars, _groups = worker_host = self._host(worker, project, "worker", cluster)
                 if not proxy_jump:
                     self.unaddressed[NO_PROXY_JUMP].append(name)
                 elif "ansible_host" in hostvars:  # a worker at an unusable address gets no connection variables
-                    hostvars["ansible_ssh_common_args"] = proxy_jump
+                    pinned = hostvars.get("ansible_ssh_common_args")
+                    hostvars["ansible_ssh_common_args"] = f"{pinned} {proxy_jump}" if pinned else proxy_jump
                 hosts.append(worker_host)
         return hosts
 
@@ -696,6 +725,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         address = usable_address(record, record.get(address_field), connect_with)
         if address:
             hostvars["ansible_host"] = address
+            pinned = self._host_key_options(record)
+            if pinned:
+                hostvars["ansible_ssh_common_args"] = _ssh.ssh_options_argument(pinned)
+                hostvars[self.prefix + "host_key_alias"] = _ssh.host_key_alias(record["id"])
         name = self._inventory_name(record, hostvars)
         if not address:
             self.unaddressed[NO_ADDRESS.format(connect_with)].append(name)
@@ -721,20 +754,44 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self.names_taken.add(name)
         return name
 
-    def _proxy_jump_argument(self, address):
-        """SSH arguments that reach a worker through the jump host at ``address`` (None when it
-        has no usable address). The address was checked to be an IP address or a host name;
-        quoted all the same, as Ansible splits the arguments like a shell."""
+    def _proxy_jump_argument(self, address, cluster):
+        """SSH arguments that reach a worker through the jump host of ``cluster`` at ``address``
+        (None when it has no usable address), checked and quoted as the roles' are (``_ssh``):
+        a ProxyCommand pinned to the jump host's key, or a plain ProxyJump without host_keys."""
         if not address:
             return None
-        if ":" in address:  # IPv6
-            address = f"[{address}]"
-        user = self.get_option("jump_host_user")
-        port = self.get_option("jump_host_port")
-        target = f"{user}@{address}" if user else address
-        if port and port != 22:
-            target += ":%d" % port
-        return "-o {}".format(shlex.quote("ProxyJump=" + target))
+        user, port = self.get_option("jump_host_user"), self.get_option("jump_host_port")
+        jump_options = self._host_key_options(cluster)
+        if jump_options:
+            return _ssh.proxy_command_argument(address, user, port, jump_options)
+        return _ssh.proxy_jump_argument(address, user, port)
+
+    def _known_hosts(self):
+        """The collection's known_hosts file (created 0600 in a private directory) and the
+        aliases pinned in it: (path, aliases)."""
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils import _api_errors, _locks
+
+        try:
+            path = _ssh.known_hosts_path(
+                self.get_option("known_hosts"), self._templated(self.get_option("token_cache"))
+            )
+            _locks.ensure_private_directory(os.path.dirname(path))
+            os.close(_locks.open_private_file(path))
+        except (_ssh.SshValueError, _api_errors.LocalRefusal) as error:
+            raise AnsibleParserError(f"cloudcompute inventory: {error}")
+        return path, _ssh.known_aliases(path)
+
+    def _host_key_options(self, record):
+        """The ssh options that pin the key of the host with ``record``'s id (None without host_keys)."""
+        if not self.known_hosts:
+            return None
+        path, known = self.known_hosts
+        try:
+            alias = _ssh.host_key_alias(record["id"])
+        except _ssh.SshValueError as error:
+            display.warning(f"cloudcompute inventory: {error}; its host key is left to your SSH configuration")
+            return None
+        return _ssh.host_key_options(alias, path, alias in known)
 
     def _add_to_inventory(self, hosts):
         inventory = self.inventory
@@ -842,19 +899,15 @@ def _is_tag(tag):
 
 
 def usable_address(record, address, connect_with):
-    """The address when it is a DNS host name or an IP address, so nothing else can reach SSH with
-    it; otherwise None, with a warning."""
-    if not address or DNS_NAME.match(address):
+    """The address when it is a DNS host name or an IP address (the check the roles share,
+    ``_ssh.usable_address``), so nothing else can reach SSH with it; otherwise None, with a warning."""
+    if not address or _ssh.usable_address(address):
         return address
-    try:
-        ipaddress.ip_address(address)
-        return address
-    except ValueError:
-        display.warning(
-            f"cloudcompute inventory: the {connect_with} of {record['id']} is {address!r}, neither an IP address "
-            "nor a host name; the host is listed without connection variables"
-        )
-        return None
+    display.warning(
+        f"cloudcompute inventory: the {connect_with} of {record['id']} is {address!r}, neither an IP address "
+        "nor a host name; the host is listed without connection variables"
+    )
+    return None
 
 
 def _renamed(name, record_id, reason):

@@ -11,8 +11,10 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 
+import pytest
 from local_sshd import free_port
 from test_inventory_ssh import BIN, run
 
@@ -181,3 +183,61 @@ def test_ready_role_on_loopback_hosts(emulator, control, sshd, tmp_path):
     ghost = ready[prefix + "-ghost"]
     assert ghost["connected"] is False and ghost["startup_finished"] is False and ghost["ok"] is False
     assert ghost["reasons"][0].startswith("no connection within 3s")
+
+
+WEDGED_PLAYBOOK = """
+- name: The GPU check on a host whose nvidia-smi hangs (a wedged driver), or prints no name column
+  hosts: wedged, nameless
+  gather_facts: false
+  vars:
+    ready_startup: none
+    ready_check_gpus: true
+    ready_instance_type: 1H100.80S.30V
+    ready_nvidia_smi_timeout: 2
+  roles:
+    - cloudcompute.cloud.ready
+"""
+
+
+def test_a_hanging_or_nameless_nvidia_smi_fails_the_gpu_check_in_time(tmp_path):
+    wedged = tmp_path / "wedged-nvidia-smi"
+    wedged.write_text("#!/bin/sh\nsleep 600\n")
+    nameless = tmp_path / "nameless-nvidia-smi"
+    nameless.write_text("#!/bin/sh\nprintf 'index, memory.total [MiB]\\n0, 81559 MiB\\n'\n")
+    for script in (wedged, nameless):
+        script.chmod(0o755)
+    playbook = tmp_path / "wedged.yml"
+    playbook.write_text(WEDGED_PLAYBOOK)
+    inventory = tmp_path / "hosts.yml"
+    common = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    inventory.write_text(
+        json.dumps(
+            {
+                "all": {
+                    "hosts": {
+                        "wedged": dict(common, ready_nvidia_smi=str(wedged)),
+                        "nameless": dict(common, ready_nvidia_smi=str(nameless)),
+                    }
+                }
+            }
+        )
+    )
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_LOCALHOST_WARNING="0")
+    started = time.monotonic()
+    try:
+        result = subprocess.run(
+            [os.path.join(BIN, "ansible-playbook"), str(playbook), "-i", str(inventory)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the ready role hung on a wedged nvidia-smi")
+    assert time.monotonic() - started < 100
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "wedged is not ready: nvidia-smi lists 0 working GPU(s)" in result.stdout, result.stdout
+    assert "nvidia-smi did not answer within 2 s" in result.stdout, result.stdout
+    assert "nameless is not ready: nvidia-smi lists 0 working GPU(s)" in result.stdout, result.stdout
+    assert "Traceback" not in result.stdout + result.stderr

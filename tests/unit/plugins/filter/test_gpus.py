@@ -82,3 +82,16 @@ def test_instance_type_gpus(code, expected):
 def test_every_fixture_card_name_carries_its_instance_type_model(fixture, instance_type):
     model = instance_type_gpus(instance_type)["model"]
     assert all(model in gpu["name"] for gpu in parse(fixture)["gpus"])
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "index, memory.total [MiB]\n0, 81559 MiB\n1, 81559 MiB\n",  # queried without name
+        "memory.total [MiB]\n81559 MiB\n",  # one column: the header is told apart by its field name
+    ],
+)
+def test_output_without_a_name_column_lists_no_gpu_and_says_why(output):
+    parsed = nvidia_smi_gpus(output)
+    assert parsed["gpus"] == [] and parsed["count"] == 0
+    assert parsed["errors"] and all("no name column" in error["error"] for error in parsed["errors"])

@@ -1,6 +1,8 @@
 """The inventory plugin against a real emulator: hosts, variables, groups, filters, the
 constructed options, caching, request counts and errors."""
 
+import os
+import shlex
 import time
 
 import pytest
@@ -83,7 +85,19 @@ def test_running_instances_become_hosts_with_prefixed_variables(inventory_run, f
     assert web["cloudcompute_tags"] == {"env": "prod", "role": "web"}
     assert web["cloudcompute_host_kind"] == "instance"
     assert "cloudcompute_jupyter_token" not in web
-    assert not [name for name in web if not name.startswith(("cloudcompute_", "ansible_host", "inventory_"))]
+    assert not [
+        name
+        for name in web
+        if not name.startswith(("cloudcompute_", "ansible_host", "ansible_ssh_common_args", "inventory_"))
+    ]
+    # the host key is pinned to the instance, in the collection's known_hosts beside the token cache
+    assert web["cloudcompute_host_key_alias"] == "cloudcompute-" + listed["web-00001"]["id"]
+    options = shlex.split(web["ansible_ssh_common_args"])
+    assert options[::2] == ["-o"] * 4
+    assert options[1] == "HostKeyAlias=cloudcompute-" + listed["web-00001"]["id"]
+    assert options[3].startswith("UserKnownHostsFile=/") and options[3].endswith("/known_hosts")
+    assert options[5:] == ["StrictHostKeyChecking=accept-new", "-o", "HashKnownHosts=no"]
+    assert os.stat(options[3].split("=", 1)[1]).st_mode & 0o777 == 0o600
 
 
 def test_default_groups(inventory_run, fleet):
@@ -411,12 +425,17 @@ def test_a_cluster_gives_its_jump_host_and_workers(inventory_run, cluster):
     assert jump["cloudcompute_cluster_type"] == "16H100"
     assert jump["cloudcompute_tags"] == {"env": "prod"}
     assert [node["hostname"] for node in jump["cloudcompute_worker_nodes"]] == WORKERS
-    assert "ansible_ssh_common_args" not in jump
+    assert "HostKeyAlias=cloudcompute-" + cluster["id"] in jump["ansible_ssh_common_args"]
 
     worker = host_vars(inventory, WORKERS[0])
     node = cluster["worker_nodes"][0]
     assert worker["ansible_host"] == WORKERS[0]  # the jump host reaches workers by hostname
-    assert worker["ansible_ssh_common_args"] == "-o ProxyJump=root@{}".format(cluster["ip"])
+    # both hops pinned: the worker under its own id, the jump host (in the ProxyCommand) under the cluster's
+    words = shlex.split(worker["ansible_ssh_common_args"])
+    assert words[1] == "HostKeyAlias=cloudcompute-" + node["id"]
+    proxy = shlex.split(words[-1].split("=", 1)[1])
+    assert words[-1].startswith("ProxyCommand=") and proxy[:3] == ["ssh", "-W", "[%h]:%p"]
+    assert "HostKeyAlias=cloudcompute-" + cluster["id"] in proxy and proxy[-1] == "root@" + cluster["ip"]
     assert worker["cloudcompute_host_kind"] == "worker"
     assert worker["cloudcompute_id"] == node["id"]
     assert worker["cloudcompute_private_ip"] == node["private_ip"]
@@ -436,19 +455,19 @@ def test_a_cluster_gives_its_jump_host_and_workers(inventory_run, cluster):
 
 def test_worker_address_and_proxy_jump_options(inventory_run, cluster):
     inventory = inventory_run.parse(
-        {"worker_connect_with": "private_ip", "jump_host_user": "ubuntu", "jump_host_port": 2222}
+        {"worker_connect_with": "private_ip", "jump_host_user": "ubuntu", "jump_host_port": 2222, "host_keys": False}
     )
     worker = host_vars(inventory, WORKERS[1])
     assert worker["ansible_host"] == cluster["worker_nodes"][1]["private_ip"]
     assert worker["ansible_ssh_common_args"] == "-o ProxyJump=ubuntu@{}:2222".format(cluster["ip"])
-    inventory = inventory_run.parse({"jump_host_user": "", "connect_with": "hostname"})
+    inventory = inventory_run.parse({"jump_host_user": "", "connect_with": "hostname", "host_keys": False})
     assert host_vars(inventory, WORKERS[1])["ansible_ssh_common_args"] == "-o ProxyJump=" + JUMP_HOST
 
 
 def test_workers_without_a_jump_host_address_are_kept_and_named_at_v(inventory_run, cluster, messages):
     inventory = inventory_run.parse({"connect_with": "private_ip"})  # clusters report no private address
     assert host_names(inventory) == [JUMP_HOST] + WORKERS
-    assert "ansible_ssh_common_args" not in host_vars(inventory, WORKERS[0])
+    assert "Proxy" not in host_vars(inventory, WORKERS[0])["ansible_ssh_common_args"]
     assert any("1 hosts have no private_ip" in message and JUMP_HOST in message for message in messages["v"])
     assert any("2 workers have no ProxyJump" in message for message in messages["v"])
 

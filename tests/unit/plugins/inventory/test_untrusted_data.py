@@ -205,7 +205,7 @@ def test_the_cluster_hosts_of_a_project_carry_its_name(inventory_run, control):
         dict(main, name="main"),
         dict(name="second", client_id=second["client_id"], client_secret=second["client_secret"]),
     ]
-    inventory = inventory_run.parse({"projects": projects})
+    inventory = inventory_run.parse({"projects": projects, "host_keys": False})
     cluster_hosts = ["hpc-cluster-00001", "hpc-cluster-00001-worker-1", "hpc-cluster-00001-worker-2"]
     assert sorted(inventory.hosts) == cluster_hosts
     assert sorted(host.name for host in inventory.groups["cloudcompute_project_second"].get_hosts()) == cluster_hosts
@@ -311,7 +311,7 @@ def test_unsafe_addresses_give_no_connection_variables(inventory_run, hostile_ap
             ),
         ]
     )
-    inventory = inventory_run.parse({"jump_host_user": "ops"})
+    inventory = inventory_run.parse({"jump_host_user": "ops", "host_keys": False})
     variables = dict((name, inventory.get_host(name).vars) for name in inventory.hosts)
     assert variables["good"]["ansible_host"] == "192.0.2.10"
     for name in ("option", "spaced", "bad-jump", "oProxyCommand_id_w3"):
