@@ -576,6 +576,26 @@ class Instance(Compute):
 
     # ----------------------------------------------------------------------- waiting
 
+    def wait_for(self, resource_id, done, description, failed=True):
+        """Poll until ``done``, reading the project's instance list, which the forks and runs
+        waiting on this machine share (one list per poll for them all), as often as the
+        instance's status needs."""
+        # imported only by a task that waits: each task compiles what it imports
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_list import InstanceWaiter
+
+        waiter = InstanceWaiter(self.client)
+        reached = self.budget.until(
+            lambda: waiter.instances().get(resource_id),
+            done,
+            description,
+            failed=self.wait_failure if failed else None,
+            describe=lambda resource: resource and resource.get("status"),
+            interval_after=lambda resource: waiter.next_interval([resource]),
+        )
+        if reached is not None and "jupyter_token" not in reached and self.params["return_jupyter_token"]:
+            reached = self.fetch(resource_id) or reached  # the shared list leaves the token out
+        return reached
+
     def wait_status(self, instance_id, status):
         def reached(instance):
             return instance is not None and instance.get("status") == status
