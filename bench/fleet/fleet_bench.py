@@ -260,8 +260,8 @@ def main():
             environment = _common.ansible_environment(emulator, workdir)
             emulator.control.update_settings(rate_limits=limits)  # every window starts afresh with the timed run
             _common.api_calls(emulator)
-            print("%d instances, %d playbooks of %d forks..." % (arguments.instances, arguments.playbooks, arguments.forks),
-                  end=" ", flush=True)
+            print("%d instances, %s, %d playbooks of %d forks..." % (
+                arguments.instances, arguments.pattern, arguments.playbooks, arguments.forks), end=" ", flush=True)
             # the role's instances take the key by its id, as the hosts' tasks do
             run = run_together(playbook, inventories, environment, emulator, arguments.forks,
                                "ssh_key_id=%s" % ssh_key_id, json.dumps({"fleet_ssh_keys": [ssh_key_id]}))

@@ -190,6 +190,13 @@ notes:
     deploy), V(offline) (O(state=stopped)) or gone (O(state=absent), O(state=hibernated)).
     Steps that need another to finish first (a shutdown before hibernating, a deploy before a
     shutdown) always wait for it, within the one O(wait_timeout).
+  - A wait reads the project's instance list, which every process of this machine waiting for
+    instances with the same O(api_url) and O(client_id) shares (a snapshot beside the token
+    cache, used while it is younger than the wait's poll interval), so the forks of a
+    host-per-instance play read one list per poll between them. The interval follows the
+    status - seconds while it is due, a tenth of the instance's age while it is being set up,
+    at most 15 seconds. To wait for many instances from one task, deploy them with
+    O(wait=false) and wait with M(cloudcompute.cloud.instance_state).
   - Without O(placement) and O(on_no_capacity), a deploy the API answers with 503 (no capacity
     for the instance type in the location) fails at once with the API's message;
     M(cloudcompute.cloud.availability_info) and the P(cloudcompute.cloud.offers#lookup) lookup

@@ -77,6 +77,16 @@ notes:
   - O(wait) waits until every instance is V(running) (O(state=running)), V(offline)
     (O(state=stopped)) or gone (O(state=absent), O(state=hibernated)), all within the one
     O(wait_timeout). Hibernating always waits for the shutdown it needs first.
+  - The wait goes on until every instance is either there or will never get there, then fails
+    naming each instance that ended in C(error), C(no_capacity), C(installation_failed) or
+    C(notfound) (or was removed meanwhile), so one task waits for a whole fleet and reports
+    every instance that failed.
+  - The waits read the project's instance list, shared with every process of this machine
+    that waits for instances with the same O(api_url) and O(client_id) (a snapshot beside the
+    token cache, used while it is younger than the wait's poll interval; none with
+    O(token_cache=false)). The interval follows the statuses - seconds while a status is due,
+    a tenth of an instance's age while it is being set up, at most 15 seconds - and is never
+    shorter than the rate-limit pacing asks.
   - "API calls: one instance list, then one bulk request per step that some instance needs
     (start; shutdown; shutdown then hibernate; delete), and while waiting one instance list per
     poll for all the instances together. O(delete_volumes) naming volumes by name adds one

@@ -95,7 +95,9 @@ def test_a_stale_snapshot_is_read_again_and_a_fresh_one_is_not(tmp_path):
         json.dumps({"format": FORMAT, "identity": "unit", "read_at": float("nan"), "instances": []}).encode(),
         # read "in the future": a planted or skewed file is not trusted
         json.dumps({"format": FORMAT, "identity": "unit", "read_at": time.time() + 3600, "instances": []}).encode(),
-        json.dumps({"format": FORMAT, "identity": "unit", "read_at": time.time(), "instances": [{"no": "id"}]}).encode(),
+        json.dumps(
+            {"format": FORMAT, "identity": "unit", "read_at": time.time(), "instances": [{"no": "id"}]}
+        ).encode(),
         json.dumps({"format": FORMAT, "identity": "another", "read_at": time.time(), "instances": []}).encode(),
         # a lease held "forever" by a process that never answers
         json.dumps({"format": FORMAT, "identity": "unit", "refreshing_until": 1e18}).encode(),
