@@ -10,7 +10,8 @@ each reading it (one request per fork per poll), they share one list snapshot: a
 beside the token cache (the same directory and file rules, ``_locks``), holding the list and
 when its request was sent. A wait takes the snapshot when it is no older than its own poll
 interval and was read after the wait began (an instance deployed just before would be missing
-from an older one); otherwise it reads the list itself and shares it. While one process reads,
+from an older one); when it is fresh but older than the wait, the wait joins the next read the
+others make; otherwise it reads the list itself and shares it. While one process reads,
 the others wait for its answer rather than sending the same request (for at most
 ``REFRESH_LEASE`` seconds: it may have died). The file is an optimisation, never the truth: a
 missing, stale, corrupt, future-dated or foreign file means reading the API, and an unusable
@@ -113,6 +114,11 @@ class SharedInstanceList:
             oldest = now - max_age if not_before is None else max(now - max_age, not_before)
             if state.get("instances") is not None and oldest <= read_at <= now + CLOCK_SLACK:
                 return "use", state["instances"]
+            if may_wait and state.get("instances") is not None and now - max_age <= read_at < (not_before or 0):
+                # read before this wait began, and the others still poll on it: the read that
+                # replaces it when it ages out serves this wait too (forks that start waiting
+                # one after another join the others' polls instead of each reading once more)
+                return "wait", None
             refreshing_until = state.get("refreshing_until", 0.0)
             if may_wait and now < refreshing_until <= now + REFRESH_LEASE:
                 return "wait", None

@@ -195,3 +195,13 @@ def test_a_waiter_reads_the_project_list_through_the_shared_snapshot(emulator_re
     # without a token cache each wait reads for itself
     alone = InstanceWaiter(ApiClient(emulator.api_url, emulator.client_id, emulator.client_secret, token_cache=False))
     assert alone.shared is None and instance_id in alone.instances()
+
+
+def test_a_wait_that_begins_joins_the_next_read_of_the_others(tmp_path):
+    path, counter = str(tmp_path / "fleet.instances"), str(tmp_path / "reads")
+    SharedInstanceList(path, "unit", listing(counter, delay=0)).read(max_age=1.0)
+    began = time.time()
+    # fresh for the others, but read before this wait began: it waits for the next read (here
+    # its own, once the snapshot ages out) rather than adding one now
+    SharedInstanceList(path, "unit", listing(counter, delay=0)).read(max_age=1.0, not_before=began)
+    assert reads(counter) == 2 and 0.8 <= time.time() - began < 2
