@@ -29,6 +29,32 @@ __all__ = ["run_emulator"]
 BIN = os.path.dirname(sys.executable)
 
 
+PRODUCTION_WINDOW = 60
+
+
+def production_rate_limits(window, quota_factor=1):
+    """The production rate limits (the emulator's defaults: spec section 8), every quota scaled
+    to a window of ``window`` seconds (times window / 60, so each allows the production rate) and
+    multiplied by ``quota_factor``."""
+    from cloudcompute_emulator.settings import RateLimitSettings  # pylint: disable=import-outside-toplevel
+
+    production = RateLimitSettings()
+    assert production.window_seconds == PRODUCTION_WINDOW
+
+    def scale(quota):
+        return max(1, quota * window * quota_factor // PRODUCTION_WINDOW)
+
+    return {"enabled": True, "window_seconds": window, "project_quota": scale(production.project_quota),
+            "endpoint_quota": scale(production.endpoint_quota),
+            "overrides": {route: scale(quota) for route, quota in production.overrides.items()}}
+
+
+def timing_scale(window):
+    """The factor of every step of the ``realistic`` timing profile that keeps production's ratio
+    of waiting to a rate-limit window of ``window`` seconds: the quotas' own (window / 60)."""
+    return window / PRODUCTION_WINDOW
+
+
 def collections_path(workdir):
     """A collections directory in ``workdir`` where ``cloudcompute.cloud`` is this checkout
     (a symlink: ansible-playbook and ansible-inventory accept it, unlike ansible-test)."""

@@ -18,13 +18,23 @@ import time
 import _common
 
 # In the order they run: the emulator first, since the others rely on it keeping up.
-BENCHMARKS = ("emulator", "task_overhead", "fleet", "fleet_2_playbooks", "scarce_fleet", "inventory")
-# Runs of another benchmark's script with other arguments: the fleet split over two
-# ansible-playbook processes started together, sharing one quota.
-SCRIPT = {"fleet_2_playbooks": "fleet"}
+BENCHMARKS = ("emulator", "task_overhead", "fleet", "fleet_role", "fleet_2_playbooks", "fleet_1000", "scarce_fleet",
+              "inventory")
+# Runs of another benchmark's script with other arguments: the fleet role; the fleet split over
+# two ansible-playbook processes started together, sharing one quota; 1,000 instances with the
+# fleet role.
+SCRIPT = {"fleet_role": "fleet", "fleet_2_playbooks": "fleet", "fleet_1000": "fleet"}
+# 1,000 instances at the production rate would take 17 minutes of deploys alone: the quotas are
+# four times production's, so the run takes the windows 250 instances take in production.
+FLEET_1000 = ["--pattern", "role", "--instances", "1000", "--quota-factor", "4", "--target", "1.15"]
 # The full run: each benchmark's defaults, but the inventory's with 3 rounds and without the
 # static YAML reference, which alone takes minutes at 10,000 hosts and has no target.
-FULL_ARGUMENTS = {"fleet_2_playbooks": ["--playbooks", "2"], "inventory": ["--rounds", "3", "--no-static"]}
+FULL_ARGUMENTS = {
+    "fleet_role": ["--pattern", "role"],
+    "fleet_2_playbooks": ["--playbooks", "2"],
+    "fleet_1000": FLEET_1000,
+    "inventory": ["--rounds", "3", "--no-static"],
+}
 # --quick: a few minutes in all, smaller sizes and fewer rounds; the targets stay the same.
 QUICK_ARGUMENTS = {
     "emulator": ["--seconds", "2"],
@@ -32,8 +42,10 @@ QUICK_ARGUMENTS = {
     # The fleet keeps its size: its fixed costs (Ansible starting 25 forks) would weigh on a
     # smaller floor, and the production rate limits make its time proportional to its size.
     "fleet": [],
+    "fleet_role": ["--pattern", "role"],
     "fleet_2_playbooks": ["--playbooks", "2"],
-    # capacity released over one minute instead of two
+    "fleet_1000": FLEET_1000,
+    # capacity released over half the time
     "scarce_fleet": ["--scale", "0.5"],
     "inventory": ["--sizes", "1000", "--rounds", "3", "--no-static"],
 }

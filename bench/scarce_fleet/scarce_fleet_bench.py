@@ -2,7 +2,9 @@
 capacity is split across three locations and released over time, under the production rate
 limits.
 
-The emulator runs the ``demo`` timing profile (an instance runs 3 s after its deploy). The
+Production ratios: the emulator runs the ``realistic`` timing profile (an instance runs 160 s
+after its deploy) and the production rate limits, both scaled by window / 60 (``--window``,
+default 30: every quota and step duration halved), and so is the schedule below. The
 capacity of ``1H100.80S.30V`` starts as the first step of a schedule and grows at later steps
 (``PUT /_emulator/capacity`` with ``schedule``, on the emulator clock, which here runs with the
 wall clock). One play over one inventory host per instance, all forks at once:
@@ -21,8 +23,8 @@ process deployed elsewhere since (then the 503 was sent on a stale read), and wh
 was accepted between that read and the 503. A 503 with no read before it on its connection is
 reported as unattributable, not guessed.
 
-Usage: bench/scarce_fleet/run [--instances 24] [--scale 1.0] [--keep DIR]
-  --scale multiplies the schedule's times (0.5 halves the run; the floor follows).
+Usage: bench/scarce_fleet/run [--instances 24] [--window 30] [--scale 1.0] [--keep DIR]
+  --scale multiplies the schedule's times once more (0.5 halves them; the floor follows).
 """
 
 import argparse
@@ -41,7 +43,7 @@ import _common  # noqa: E402  pylint: disable=wrong-import-position
 from cloudcompute_emulator import timing  # noqa: E402  pylint: disable=wrong-import-position
 
 WALL_TARGET = 1.15
-PROFILE = "demo"
+PROFILE = "realistic"
 INSTANCE_TYPE = "1H100.80S.30V"
 # location -> [(seconds from the start, units released then)]: 24 units in all, the last ones
 # two minutes in. Each step adds units to what is free then.
@@ -96,7 +98,7 @@ def scaled(schedule, scale):
     return dict((location, [(after * scale, units) for after, units in steps]) for location, steps in schedule.items())
 
 
-def floor_seconds(instances, schedule):
+def floor_seconds(instances, schedule, window):
     """The earliest moment the schedule has released ``instances`` units, plus provisioning."""
     released, enough_at = 0, None
     for after, units in sorted(step for steps in schedule.values() for step in steps):
@@ -106,7 +108,8 @@ def floor_seconds(instances, schedule):
             break
     if enough_at is None:
         raise SystemExit("the schedule releases %d units, fewer than %d instances" % (released, instances))
-    provisioning = timing.step_seconds("instance.ordered", PROFILE) + timing.step_seconds("instance.provisioning", PROFILE)
+    provisioning = (timing.step_seconds("instance.ordered", PROFILE)
+                    + timing.step_seconds("instance.provisioning", PROFILE)) * _common.timing_scale(window)
     return enough_at + provisioning, {"capacity released": enough_at, "provisioning": provisioning}
 
 
@@ -172,11 +175,14 @@ def refusal(log, index, read):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--instances", type=int, default=24, help="instances in the fleet (default 24)")
+    parser.add_argument("--window", type=int, default=30,
+                        help="rate-limit window in seconds, the quotas, step durations and schedule scaled to it "
+                        "(default 30; production: 60)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the schedule's times (default 1.0)")
     parser.add_argument("--keep", metavar="DIR", help="keep the playbook, inventory, output and request log in DIR")
     arguments = parser.parse_args()
-    schedule = scaled(SCHEDULE, arguments.scale)
-    floor, parts = floor_seconds(arguments.instances, schedule)
+    schedule = scaled(SCHEDULE, arguments.scale * _common.timing_scale(arguments.window))
+    floor, parts = floor_seconds(arguments.instances, schedule, arguments.window)
 
     workdir = arguments.keep or tempfile.mkdtemp(prefix="cloudcompute-scarce-bench-")
     os.makedirs(workdir, exist_ok=True)
@@ -184,7 +190,8 @@ def main():
     os.makedirs(report_dir, exist_ok=True)
     print(_common.load_line())
     try:
-        with _common.run_emulator(profile=PROFILE) as emulator:
+        with _common.run_emulator(profile=PROFILE, timing_scale=_common.timing_scale(arguments.window),
+                                  rate_limits=_common.production_rate_limits(arguments.window)) as emulator:
             token = {"Authorization": "Bearer %s" % emulator.access_token()}
             response = requests.post("%s/ssh-keys" % emulator.api_url, timeout=10, headers=token, json={
                 "name": "scarce-bench", "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q bench"})

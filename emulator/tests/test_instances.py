@@ -344,3 +344,17 @@ def test_deploy_without_funds_is_402(api: ApiClient, control) -> None:
                                               "location_code": LOCATION}), 402, "insufficient_funds")
     control.set_balance(5)
     api.deploy()
+
+
+def test_a_setup_ended_in_a_failure_stays_there(api: ApiClient, settle, control) -> None:
+    api.ssh_key()
+    instance_id = api.deploy()
+    assert control.fail_setup(instance_id, "installation_failed")["status"] == "installation_failed"
+    settle()  # the setup's scheduled steps no longer apply
+    assert api.instance(instance_id)["status"] == "installation_failed"
+    running = api.deploy(hostname="runs")
+    settle()
+    with pytest.raises(Exception, match="not being set up"):
+        control.fail_setup(running)
+    with pytest.raises(Exception, match="status must be one of"):
+        control.fail_setup(api.deploy(hostname="other"), "running")

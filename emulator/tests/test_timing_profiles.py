@@ -26,3 +26,14 @@ def test_every_step_has_every_profile() -> None:
     assert step_seconds("instance.ordered", "test") + step_seconds("instance.provisioning", "test") == 0.07
     # steps with nothing to watch are as fast as in the test profile
     assert step_seconds("instance.power", "client") <= 0.5 and step_seconds("volume.cancel", "client") <= 0.5
+
+
+def test_timing_scale_multiplies_every_step_but_the_fixed_retention() -> None:
+    from cloudcompute_emulator.settings import EmulatorSettings
+
+    # a benchmark with 6 s rate-limit windows runs production timings at the same ratio (6 / 60)
+    scaled = EmulatorSettings(profile="realistic").merged({"timing_scale": 0.1})
+    assert scaled.step_seconds("instance.provisioning") == 15.0
+    assert scaled.step_seconds("instance.ordered") == 1.0
+    assert scaled.step_seconds("volume.trash_retention") == step_seconds("volume.trash_retention", "realistic")
+    assert EmulatorSettings(profile="demo").step_seconds("instance.provisioning") == 2.5

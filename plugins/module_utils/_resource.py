@@ -70,11 +70,12 @@ class WaitBudget:
         self.sleep(min(left, max(interval, self.client.pacing_delay())))
         return min(MAX_POLL_INTERVAL, interval * 1.5)
 
-    def until(self, fetch, done, description, failed=None, describe=None):
+    def until(self, fetch, done, description, failed=None, describe=None, interval_after=None):
         """Poll ``fetch()`` until ``done(value)``; return that value.
 
         ``failed(value)`` returning a message stops the wait with that message (e.g. an
-        instance that went to ``error``). The polls start a quarter second apart (``pause``).
+        instance that went to ``error``). The polls start a quarter second apart (``pause``),
+        unless ``interval_after(value)`` says how long to sleep after reading ``value``.
         """
         interval = FIRST_POLL_INTERVAL
         while True:
@@ -90,7 +91,10 @@ class WaitBudget:
                 raise ModuleFailure(
                     f"timed out after {self.timeout}s waiting for {description}{last}; raise wait_timeout or set wait: false"
                 )
-            interval = self.pause(interval, remaining)
+            if interval_after:
+                self.sleep(min(remaining, interval_after(value)))
+            else:
+                interval = self.pause(interval, remaining)
 
 
 class AmbiguousName(ModuleFailure):

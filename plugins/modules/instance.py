@@ -190,6 +190,13 @@ notes:
     deploy), V(offline) (O(state=stopped)) or gone (O(state=absent), O(state=hibernated)).
     Steps that need another to finish first (a shutdown before hibernating, a deploy before a
     shutdown) always wait for it, within the one O(wait_timeout).
+  - A wait reads the project's instance list, which every process of this machine waiting for
+    instances with the same O(api_url) and O(client_id) shares (a snapshot beside the token
+    cache, used while it is younger than the wait's poll interval), so the forks of a
+    host-per-instance play read one list per poll between them. The interval follows the
+    status - seconds while it is due, a tenth of the instance's age while it is being set up,
+    at most 15 seconds. To wait for many instances from one task, deploy them with
+    O(wait=false) and wait with M(cloudcompute.cloud.instance_state).
   - Without O(placement) and O(on_no_capacity), a deploy the API answers with 503 (no capacity
     for the instance type in the location) fails at once with the API's message;
     M(cloudcompute.cloud.availability_info) and the P(cloudcompute.cloud.offers#lookup) lookup
@@ -575,6 +582,26 @@ class Instance(Compute):
         return found
 
     # ----------------------------------------------------------------------- waiting
+
+    def wait_for(self, resource_id, done, description, failed=True):
+        """Poll until ``done``, reading the project's instance list, which the forks and runs
+        waiting on this machine share (one list per poll for them all), as often as the
+        instance's status needs."""
+        # imported only by a task that waits: each task compiles what it imports
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_list import InstanceWaiter
+
+        waiter = InstanceWaiter(self.client)
+        reached = self.budget.until(
+            lambda: waiter.instances().get(resource_id),
+            done,
+            description,
+            failed=self.wait_failure if failed else None,
+            describe=lambda resource: resource and resource.get("status"),
+            interval_after=lambda resource: waiter.next_interval([resource]),
+        )
+        if reached is not None and "jupyter_token" not in reached and self.params["return_jupyter_token"]:
+            reached = self.fetch(resource_id) or reached  # the shared list leaves the token out
+        return reached
 
     def wait_status(self, instance_id, status):
         def reached(instance):

@@ -81,6 +81,16 @@ notes:
   - O(wait) waits until every instance is V(running) (O(state=running)), V(offline)
     (O(state=stopped)) or gone (O(state=absent), O(state=hibernated)), all within the one
     O(wait_timeout). Hibernating always waits for the shutdown it needs first.
+  - The wait goes on until every instance is either there or will never get there, then fails
+    naming each instance that ended in C(error), C(no_capacity), C(installation_failed) or
+    C(notfound) (or was removed meanwhile), so one task waits for a whole fleet and reports
+    every instance that failed.
+  - The waits read the project's instance list, shared with every process of this machine
+    that waits for instances with the same O(api_url) and O(client_id) (a snapshot beside the
+    token cache, used while it is younger than the wait's poll interval; none with
+    O(token_cache=false)). The interval follows the statuses - seconds while a status is due,
+    a tenth of an instance's age while it is being set up, at most 15 seconds - and is never
+    shorter than the rate-limit pacing asks.
   - "API calls: one instance list, then one bulk request per step that some instance needs
     (start; shutdown; shutdown then hibernate; delete), and while waiting one instance list per
     poll for all the instances together. O(delete_volumes) naming volumes by name adds one
@@ -361,8 +371,11 @@ class InstanceState:
 
     def wait_until(self, instances, reached, description, removal_fails=False):
         """Poll the instance list until ``reached(instance or None)`` holds for each of
-        ``instances`` (records read before); the latest list. One list per poll for all of them.
-        ``removal_fails``: an instance removed meanwhile will never get there."""
+        ``instances`` (records read before); the latest list. One list per poll for all of them,
+        shared with the other processes of this machine that wait (``InstanceWaiter``), as
+        often as their statuses need. Once every instance is either there or will never get
+        there (``BROKEN``; removed meanwhile when ``removal_fails``), fails naming each of the
+        latter."""
 
         def unreached(listed):
             return [instance for instance in instances if not reached(listed.get(instance["id"]))]
@@ -375,7 +388,11 @@ class InstanceState:
                     problems.append("{} is {}".format(describe(current), current["status"]))
                 elif removal_fails and is_gone(current):
                     problems.append(f"{describe(instance)} is being removed")
-            return "; ".join(problems) or None
+                else:
+                    return None  # still on its way: the others' outcome is told when all are known
+            if not problems:
+                return None
+            return f"{len(problems)} of {len(instances)} will never get there: {'; '.join(problems)}"
 
         def last_seen(listed):
             return ", ".join(
@@ -387,8 +404,25 @@ class InstanceState:
         # action is only sent to an instance that is not, so it never answers for one).
         if not unreached(self.listed):
             return self.listed
+        # imported only by a task that waits: each task compiles what it imports
+        from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_list import InstanceWaiter
+
+        waiter = InstanceWaiter(self.client)
+
+        def read():
+            self.listed = waiter.instances()
+            return self.listed
+
+        def interval_after(listed):
+            return waiter.next_interval([listed.get(instance["id"], instance) for instance in unreached(listed)])
+
         return self.budget.until(
-            self.list_instances, lambda listed: not unreached(listed), description, failed=failed, describe=last_seen
+            read,
+            lambda listed: not unreached(listed),
+            description,
+            failed=failed,
+            describe=last_seen,
+            interval_after=interval_after,
         )
 
     def wait_set_up(self, instances):

@@ -144,6 +144,9 @@ class EmulatorControl:
     def evict(self, instance_id: str) -> dict[str, Any]:
         return self._call("POST", f"/instances/{instance_id}/evict")
 
+    def fail_setup(self, instance_id: str, status: str = "error") -> dict[str, Any]:
+        return self._call("POST", f"/instances/{instance_id}/fail", json={"status": status})
+
     def clock(self) -> dict[str, Any]:
         return self._call("GET", "/clock")
 

@@ -301,6 +301,23 @@ async def evict_instance(request: Request, instance_id: str):
     return _responses.json({"id": instance_id, "status": instance["status"]})
 
 
+class SetupFailure(ControlModel):
+    status: str = "error"
+
+
+@router.post("/instances/{instance_id}/fail")
+async def fail_instance_setup(request: Request, instance_id: str):
+    """End the setup of an instance being set up in ``error``, ``installation_failed`` or
+    ``no_capacity`` (what a client waiting for it must report)."""
+    body: SetupFailure = await _body(request, SetupFailure)
+    state = _state(request)
+    instance = state.store.get(kinds.INSTANCES, instance_id)
+    if instance is None:
+        raise not_found(f"Instance {instance_id}")
+    instance_resources.fail_setup(state, instance, body.status)
+    return _responses.json({"id": instance_id, "status": instance["status"]})
+
+
 def _clock_view(state: EmulatorState) -> dict[str, Any]:
     return {"now": isoformat(state.clock.now()), "offset_seconds": state.clock.offset, "profile": state.settings.profile}
 

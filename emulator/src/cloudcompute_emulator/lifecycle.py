@@ -23,7 +23,6 @@ from typing import Any
 from cloudcompute_emulator.clock import new_id
 from cloudcompute_emulator.ports import Domain
 from cloudcompute_emulator.store import Record, Store
-from cloudcompute_emulator.timing import step_seconds
 
 JOB_KIND = "jobs"
 
@@ -85,7 +84,7 @@ class Scheduler:
     ) -> Record:
         """Schedule a job due one ``step`` of the current timing profile after ``start`` (now)."""
         begin = state.clock.now() if start is None else start
-        return self.schedule(kind, record, begin + step_seconds(step, state.settings.profile), **job)
+        return self.schedule(kind, record, begin + state.settings.step_seconds(step), **job)
 
     def next_due(self) -> float | None:
         return self._heap[0][0] if self._heap else None

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from cloudcompute_emulator.timing import UNSCALED_STEPS, step_seconds
+
 TimingProfile = Literal["realistic", "demo", "test", "client"]
 InstanceIpMode = Literal["public", "loopback"]
 
@@ -43,12 +45,21 @@ class EmulatorSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     profile: TimingProfile = "demo"
+    # Every step of the profile lasts this many times its duration: a benchmark that scales the
+    # rate-limit windows (window / 60) scales the steps by the same factor, so waiting keeps its
+    # production ratio to the quota.
+    timing_scale: float = Field(1.0, gt=0, le=1000, description="factor applied to every step duration")
     token_ttl: int = Field(3600, ge=1, description="access token lifetime in seconds")
     instance_ip_mode: InstanceIpMode = "public"
     balance: float = Field(10_000.0, description="balance (usd) of every project after a reset")
     startup_script_quota: int = Field(100, ge=0, le=10_000)
     request_log_limit: int = Field(100_000, ge=1, description="entries kept in the request log")
     rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
+
+    def step_seconds(self, step: str) -> float:
+        """How long ``step`` lasts in this profile and scale (fixed retentions are not scaled)."""
+        seconds = step_seconds(step, self.profile)
+        return seconds if step in UNSCALED_STEPS else seconds * self.timing_scale
 
     def merged(self, patch: dict[str, Any]) -> EmulatorSettings:
         """A validated copy with ``patch`` applied (nested ``rate_limits`` merged key by key)."""

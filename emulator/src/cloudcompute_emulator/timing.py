@@ -75,3 +75,5 @@ define_step("deployment.deleting", 20, 1, 0.02, 0.5)
 # Fixed by the spec, not by the profile: trash retention of deleted volumes (96 hours).
 TRASH_RETENTION_SECONDS = 96 * 3600
 define_step("volume.trash_retention", TRASH_RETENTION_SECONDS, TRASH_RETENTION_SECONDS, TRASH_RETENTION_SECONDS)
+# ... and so not scaled by the ``timing_scale`` setting either.
+UNSCALED_STEPS = frozenset({"volume.trash_retention"})

@@ -511,6 +511,22 @@ def deploy(state: Domain, caller: Principal, body: InstanceDeploy) -> Record:
 # -- spot eviction (control API) -----------------------------------------------------------------
 
 
+# What a deploy can end in instead of running (the statuses a client waiting for a fleet must name).
+SETUP_FAILURES = ("error", "installation_failed", "no_capacity")
+BEING_SET_UP = frozenset({"new", "ordered", "validating", "provisioning"})
+
+
+def fail_setup(state: Domain, instance: Record, status: str) -> None:
+    """End an instance's setup in ``status`` (one of ``SETUP_FAILURES``) instead of running: the
+    setup's scheduled steps no longer apply (they expect the status it had)."""
+    if status not in SETUP_FAILURES:
+        raise invalid(f"status must be one of {', '.join(SETUP_FAILURES)}")
+    if instance["status"] not in BEING_SET_UP:
+        raise ApiError(400, f"Instance {instance['id']} is {instance['status']}, not being set up")
+    instance["status"] = status
+    state.store.save(kinds.INSTANCES, instance)
+
+
 def evict(state: Domain, instance: Record) -> None:
     if not instance["is_spot"]:
         raise ApiError(400, f"Instance {instance['id']} is not a spot instance")

@@ -50,7 +50,6 @@ from cloudcompute_emulator.schemas.serverless import (
     VolumeMountInput,
 )
 from cloudcompute_emulator.store import Record
-from cloudcompute_emulator.timing import step_seconds
 
 CONTAINERS = kinds.CONTAINER_DEPLOYMENTS
 JOBS = kinds.JOB_DEPLOYMENTS
@@ -380,7 +379,7 @@ def _rolled_out(state: Domain, record: Record) -> None:
 def _delete(state: Domain, record: Record, timeout_ms: int) -> bool:
     """Start deleting; True when the deployment is already gone (the wait covered the removal)."""
     now = state.clock.now()
-    removal = step_seconds("deployment.deleting", state.settings.profile)
+    removal = state.settings.step_seconds("deployment.deleting")
     if not record["deleting"]:
         record["deleting"] = True
         record["generation"] += 1
