@@ -22,8 +22,9 @@ import functools
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import over_cap
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import money
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import availability_entry
 
 # How often availability is read again while waiting (seconds): soon at first, then every 15
 # seconds at most, since freed capacity is often taken again within a minute (four reads a
@@ -96,7 +97,8 @@ class Placement:
         ordered = [(location, code, spot) for spot in spot_values for code in self.types for location in self.locations]
         if in_order and self.options.get("strategy") == "cheapest":
             # stable: equal prices keep the order given
-            ordered.sort(key=lambda candidate: (candidate[2] != self.spot, self.price(candidate)))
+            # one without a price goes last (deploying it, the cost guard refuses it)
+            ordered.sort(key=lambda candidate: (candidate[2] != self.spot, *unpriced_last(self.price(candidate))))
         return ordered
 
     def candidate_of(self, resource):
@@ -109,25 +111,29 @@ class Placement:
 
     @functools.cached_property
     def catalog_prices(self):
-        """``{(type, spot): price per hour}`` from the catalog of the types."""
+        """``{(type, spot): price per hour}`` from the catalog of the types (None: no price)."""
         return {
-            (item[self.type_field], spot): as_number(item.get("spot_price" if spot else "price_per_hour"))
+            (item.get(self.type_field), spot): price_or_none(item.get("spot_price" if spot else "price_per_hour"))
             for item in self.resource.prices.catalog(f"/{self.kind}-types")
             for spot in (False, True)
+            if isinstance(item.get(self.type_field), str)
         }
 
     def price(self, candidate):
         return self.catalog_prices.get(candidate[1:])
 
     def available(self):
-        """The candidates with capacity now: one availability read per spot value in play."""
+        """The candidates with capacity now: one availability read per spot value in play. An
+        answer of the wrong shape is an ``ApiError`` naming it."""
         found = set()
+        path = f"/{self.kind}-availability"
         for spot in sorted(set(candidate[2] for candidate in self.candidates())):
             params = {"is_spot": "true"} if spot else None
             if len(self.locations) == 1:
                 params = dict(params or {}, location_code=self.locations[0])
-            for entry in self.client.get_list(f"/{self.kind}-availability", params=params):
-                found.update((entry.get("location_code"), code, spot) for code in entry.get("availabilities") or [])
+            for entry in self.client.get_list(path, params=params):
+                location, codes = availability_entry(entry, path)
+                found.update((location, code, spot) for code in codes)
         return found
 
     # -------------------------------------------------------------------- placement
@@ -156,7 +162,7 @@ class Placement:
 
     def of_existing(self, resource):
         """The ``placement`` result of a resource that already exists (nothing tried)."""
-        return self.result(self.candidate_of(resource), [], price=as_number(resource.get("price_per_hour")))
+        return self.result(self.candidate_of(resource), [], price=price_or_none(resource.get("price_per_hour")))
 
     def over_cap_candidates(self, body):
         """``{candidate: why}`` of the candidates for which deploying ``body`` would cost more than
@@ -257,3 +263,16 @@ class Placement:
             "later.",
             placement={"tried": tried},
         )
+
+
+def price_or_none(value):
+    """A price from the API as reported in ``placement`` (None when it is no price): only the
+    cost guard decides on prices, and it refuses what it cannot read."""
+    try:
+        return money(value, "price")
+    except ValueError:
+        return None
+
+
+def unpriced_last(price):
+    return (price is None, price or 0.0)
