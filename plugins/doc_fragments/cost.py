@@ -14,7 +14,10 @@ options:
         up (RV(cost.basis)). Check mode refuses it the same way.
       - It limits what the run creates or grows; an existing resource it leaves as it is does not
         fail, whatever it costs.
-      - It must be a positive number.
+      - It must be a positive, finite number.
+      - It fails closed. A catalog price that is not a finite amount of zero or more (NaN,
+        infinity, a negative price, text, missing) cannot be compared with the cap, so the plan
+        is refused ("cannot price the plan"), naming the price as read.
     type: float
 """
 
@@ -29,5 +32,9 @@ options:
       - Reading the project's charge costs five reads (instances, clusters, volumes, the
         trash, the balance), made only when something is deployed.
       - RV(runway) reports what was found.
+      - It fails closed. A balance that is not a finite number, or a charged resource whose
+        price cannot be read, refuses the deploy, naming what was read (the resources under
+        RV(unreadable)).
+      - It must be a finite number of zero or more.
     type: float
 """

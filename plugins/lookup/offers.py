@@ -60,6 +60,9 @@ notes:
   - The credentials are needed (availability is not public); like the modules, they come from
     the options or the E(CLOUDCOMPUTE_API_URL), E(CLOUDCOMPUTE_CLIENT_ID) and
     E(CLOUDCOMPUTE_CLIENT_SECRET) environment variables, and the token cache is shared with them.
+  - An instance type whose catalog price for a contract is not a finite amount of zero or more
+    has no offer for that contract. An answer of another shape than the API documents (such as
+    V(availabilities) that is not a list of type codes) fails the lookup, naming it.
   - Capacity moves by the minute, so an offer is a good first candidate, not a promise. Give the
     M(cloudcompute.cloud.instance) module several candidates in O(cloudcompute.cloud.instance#module:placement)
     so a lost race moves on to the next one.
@@ -180,6 +183,8 @@ class LookupModule(LookupBase):
                 availability[spot] = client.get_list(
                     "/instance-availability", params={"is_spot": "true"} if spot else None
                 )
+            # an answer of the wrong shape is an ApiError here too, never a crash or a guess
+            offers = offers_from(catalog, availability)
         except _api.MissingCredentials as error:
             raise AnsibleLookupError(
                 f"cloudcompute.cloud.offers: {error} (options client_id and client_secret, or "
@@ -187,4 +192,4 @@ class LookupModule(LookupBase):
             )
         except _api.ApiError as error:
             raise AnsibleLookupError(f"cloudcompute.cloud.offers: {error}")
-        return filter_offers(offers_from(catalog, availability), options)
+        return filter_offers(offers, options)

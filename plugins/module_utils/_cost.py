@@ -16,8 +16,11 @@ from collections import namedtuple
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError, single_item
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import (
     CURRENCY,
+    UnreadableValue,
     cost,
     instance_part,
+    json_kind,
+    money,
     reported_price,
     volume_part,
 )
@@ -32,17 +35,24 @@ class ChargedKind(namedtuple("ChargedKind", "kind paths name_field type_field pr
         return record.get("status") not in self.uncharged_statuses and not record.get("is_permanently_deleted")
 
     def summary(self, record):
-        """The resource as a cost report shows it."""
-        return {
-            "kind": self.kind,
+        """The resource as a cost report shows it; ``UnreadableValue`` (a ``ValueError``) naming
+        what cannot be read when a field is of the wrong type or the price is no price."""
+        shown = {
             "id": record.get("id"),
             "name": record.get(self.name_field),
             "location": record.get("location"),
             "instance_type": record.get(self.type_field),
             "status": record.get("status"),
-            "price_per_hour": reported_price(record, self.price_field) if self.is_charged(record) else 0.0,
-            "tags": current_tags(record),
         }
+        for field, value in shown.items():
+            if value is not None and not isinstance(value, str):
+                raise UnreadableValue(f"its {field} is {json_kind(value)}, not a string")
+        try:
+            tags = current_tags(record)
+        except (AttributeError, KeyError, TypeError) as error:
+            raise UnreadableValue(f"its tags are not a list of {{key, value}} ({type(error).__name__})")
+        price = reported_price(record, self.price_field) if self.is_charged(record) else 0.0
+        return dict({"kind": self.kind}, **shown, price_per_hour=price, tags=tags)
 
 
 # Instances are charged in every status but while being deleted or once discontinued (a shut-down
@@ -66,25 +76,42 @@ CLUSTER_SHARED_VOLUME_TYPE = "NVMe_Shared_Cluster"
 
 
 def charged_resources(client, tag_filter=()):
-    """Every resource the API charges now, and which of them ``tag_filter`` (normalized, as
-    ``normalize_tag_filter`` makes it) counts: ``(charged, counted)``."""
-    charged, counted = [], []
+    """Every resource the API charges now, which of them ``tag_filter`` (normalized, as
+    ``normalize_tag_filter`` makes it) counts, and those that cannot be read (each
+    ``{kind, id, reason}``): ``(charged, counted, unreadable)``. One unreadable record does not
+    stop the count; a guard that needs the whole charge refuses when there is one."""
+    charged, counted, unreadable = [], [], []
     for charged_kind in CHARGED_KINDS.values():
         for path in charged_kind.paths:
             for record in client.get_list(path):
-                if not charged_kind.is_charged(record):
+                try:
+                    if not charged_kind.is_charged(record):
+                        continue
+                    item = charged_kind.summary(record)
+                    matches = matches_tag_filter(record, tag_filter)
+                except (UnreadableValue, TypeError) as error:
+                    record_id = record.get("id")
+                    unreadable.append(
+                        {
+                            "kind": charged_kind.kind,
+                            "id": record_id if isinstance(record_id, str) else None,
+                            "reason": str(error),
+                        }
+                    )
                     continue
-                item = charged_kind.summary(record)
                 charged.append(item)
-                if matches_tag_filter(record, tag_filter):
+                if matches:
                     counted.append(item)
-    return charged, counted
+    return charged, counted, unreadable
 
 
 def read_balance(client):
-    """``(amount, currency)`` of the project's balance."""
+    """``(amount, currency)`` of the project's balance; ``UnreadableValue`` when the amount is no
+    finite number (a runway read from it would be a guess)."""
     balance = single_item(client.get("/balance"), "GET", "/balance")
-    return float(balance.get("amount") or 0), balance.get("currency") or CURRENCY
+    currency = balance.get("currency")
+    amount = money(balance.get("amount"), "the balance amount GET /balance answered", signed=True)
+    return amount, currency if isinstance(currency, str) and currency else CURRENCY
 
 
 def runway_hours(balance, price_per_hour):
@@ -102,7 +129,11 @@ def _catalog_entry(entries, field, code, what):
 def volume_hourly_price(volume_types, volume_type, size_gb):
     """What a new volume is charged per hour, from the volume type catalog (``/volume-types``)."""
     entry = _catalog_entry(volume_types, "type", volume_type, "volume type")
-    return round(float(entry["price"]["price_per_month_per_gb"]) * size_gb / HOURS_PER_MONTH, 6)
+    price = entry.get("price")
+    monthly = money(
+        price.get("price_per_month_per_gb") if isinstance(price, dict) else None, f"the price of {volume_type}"
+    )
+    return round(monthly * size_gb / HOURS_PER_MONTH, 6)
 
 
 def instance_hourly_price(instance_types, instance_type, spot):
@@ -111,12 +142,14 @@ def instance_hourly_price(instance_types, instance_type, spot):
     ``LONG_TERM`` instance is charged the on-demand price too: a period's discount applies only
     once a period is chosen for it."""
     entry = _catalog_entry(instance_types, "instance_type", instance_type, "instance type")
-    return float(entry["spot_price" if spot else "price_per_hour"])
+    field = "spot_price" if spot else "price_per_hour"
+    return money(entry.get(field), f"the {field} of {instance_type}")
 
 
 def cluster_hourly_price(cluster_types, cluster_type):
     """What a new cluster is charged per hour, from the cluster type catalog (``/cluster-types``)."""
-    return float(_catalog_entry(cluster_types, "cluster_type", cluster_type, "cluster type")["price_per_hour"])
+    entry = _catalog_entry(cluster_types, "cluster_type", cluster_type, "cluster type")
+    return money(entry.get("price_per_hour"), f"the price_per_hour of {cluster_type}")
 
 
 def describe_cost(cost_value):
@@ -149,7 +182,8 @@ class PriceBook:
         try:
             return hourly_price(self.catalog(path), *args)
         except (KeyError, TypeError, ValueError) as error:
-            raise ModuleFailure(f"cannot price the plan: {error}")
+            # the catalog's own words, not a guess: a plan that cannot be priced is not deployed
+            raise ModuleFailure(f"cannot price the plan: {error}; nothing was changed")
 
     def new_volume(self, what, volume_type, size_gb):
         """The cost part of a volume a deploy creates."""
@@ -185,7 +219,7 @@ class PriceBook:
 def over_cap(cost_value, cap, what):
     """Why ``what``, costing ``cost_value``, is over the cap ``max_price_per_hour`` (None when it
     is not, or there is no cap)."""
-    if cap is not None and cost_value["price_per_hour"] > cap:
+    if cap is not None and not cost_value["price_per_hour"] <= cap:  # a NaN total is over any cap
         return f"{what} would cost {describe_cost(cost_value)}, over max_price_per_hour {cap}"
     return None
 
@@ -201,7 +235,15 @@ def refuse_short_runway(client, cost_value, min_hours, what):
     project's new burn rate: what it is charged now plus this deploy's price."""
     if min_hours is None:
         return None
-    charged, _counted = charged_resources(client)
+    charged, _counted, unreadable = charged_resources(client)
+    if unreadable:
+        names = ", ".join(f"{item['kind']} {item['id']} ({item['reason']})" for item in unreadable[:3])
+        raise ModuleFailure(
+            f"cannot tell the runway min_balance_hours asks for: the charge of {len(unreadable)} resource(s) "
+            f"cannot be read: {names}; nothing was changed",
+            cost=cost_value,
+            unreadable=unreadable,
+        )
     balance, currency = read_balance(client)
     new_rate = round(sum(item["price_per_hour"] for item in charged) + cost_value["price_per_hour"], 6)
     runway = runway_hours(balance, new_rate)
@@ -230,6 +272,6 @@ def insufficient_funds_hint(client, cost_value):
     try:
         balance, currency = read_balance(client)
         said = f"The project balance is {balance} {currency}"
-    except ApiError:  # the refusal matters more than a failed explanation of it
+    except (ApiError, UnreadableValue):  # the refusal matters more than a failed explanation of it
         said = "The project balance could not be read"
     return f"{said}; this deploy costs {describe_cost(cost_value)}. Top up the balance, or deploy something cheaper."

@@ -22,8 +22,9 @@ import functools
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import over_cap
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import money
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import availability_entry
 
 # How often availability is read again while waiting (seconds): soon at first, then every 15
 # seconds at most, since freed capacity is often taken again within a minute (four reads a
@@ -37,6 +38,7 @@ PREDICTED = "predicted"
 NO_CAPACITY = "no_capacity"
 TAKEN = "no_capacity_on_deploy"  # availability said yes, the deploy said 503: a race lost
 OVER_PRICE_CAP = "over_price_cap"
+NOT_OFFERED = "not_offered"  # the type is not in the catalog: no capacity will ever appear for it
 
 
 class Placement:
@@ -96,7 +98,8 @@ class Placement:
         ordered = [(location, code, spot) for spot in spot_values for code in self.types for location in self.locations]
         if in_order and self.options.get("strategy") == "cheapest":
             # stable: equal prices keep the order given
-            ordered.sort(key=lambda candidate: (candidate[2] != self.spot, self.price(candidate)))
+            # one without a price goes last (deploying it, the cost guard refuses it)
+            ordered.sort(key=lambda candidate: (candidate[2] != self.spot, *unpriced_last(self.price(candidate))))
         return ordered
 
     def candidate_of(self, resource):
@@ -109,25 +112,34 @@ class Placement:
 
     @functools.cached_property
     def catalog_prices(self):
-        """``{(type, spot): price per hour}`` from the catalog of the types."""
+        """``{(type, spot): price per hour}`` from the catalog of the types (None: no price)."""
         return {
-            (item[self.type_field], spot): as_number(item.get("spot_price" if spot else "price_per_hour"))
+            (item.get(self.type_field), spot): price_or_none(item.get("spot_price" if spot else "price_per_hour"))
             for item in self.resource.prices.catalog(f"/{self.kind}-types")
             for spot in (False, True)
+            if isinstance(item.get(self.type_field), str)
         }
 
     def price(self, candidate):
         return self.catalog_prices.get(candidate[1:])
 
+    def offered(self, candidate):
+        """Does the catalog sell the candidate's type (spot or not)? The API says which types it
+        sells, not in which locations: a type sold elsewhere only is told by availability."""
+        return candidate[1:] in self.catalog_prices
+
     def available(self):
-        """The candidates with capacity now: one availability read per spot value in play."""
+        """The candidates with capacity now: one availability read per spot value in play. An
+        answer of the wrong shape is an ``ApiError`` naming it."""
         found = set()
+        path = f"/{self.kind}-availability"
         for spot in sorted(set(candidate[2] for candidate in self.candidates())):
             params = {"is_spot": "true"} if spot else None
             if len(self.locations) == 1:
                 params = dict(params or {}, location_code=self.locations[0])
-            for entry in self.client.get_list(f"/{self.kind}-availability", params=params):
-                found.update((entry.get("location_code"), code, spot) for code in entry.get("availabilities") or [])
+            for entry in self.client.get_list(path, params=params):
+                location, codes = availability_entry(entry, path)
+                found.update((location, code, spot) for code in codes)
         return found
 
     # -------------------------------------------------------------------- placement
@@ -146,8 +158,25 @@ class Placement:
     def where(self, candidate):
         return dict(zip(("location_code", self.type_field, "spot"), candidate))
 
-    def describe(self, candidate, outcome):
-        return dict(self.where(candidate), outcome=outcome)
+    def describe(self, candidate, outcome, cost_value=None):
+        described = dict(self.where(candidate), outcome=outcome)
+        if cost_value is not None:
+            described["price_per_hour"] = cost_value["price_per_hour"]
+        return described
+
+    def name(self, candidate):
+        location, code, spot = candidate
+        return f"{code}{' (spot)' if spot else ''} in {location}"
+
+    def tried_with(self, costs, outcome):
+        """Every candidate as ``tried`` reports it: ``outcome`` with its price for those in
+        ``costs``, ``not_offered`` for the others."""
+        return [
+            self.describe(candidate, outcome, costs[candidate])
+            if candidate in costs
+            else self.describe(candidate, NOT_OFFERED)
+            for candidate in self.candidates()
+        ]
 
     def result(self, candidate, tried, price=None):
         return dict(
@@ -156,27 +185,29 @@ class Placement:
 
     def of_existing(self, resource):
         """The ``placement`` result of a resource that already exists (nothing tried)."""
-        return self.result(self.candidate_of(resource), [], price=as_number(resource.get("price_per_hour")))
+        return self.result(self.candidate_of(resource), [], price=price_or_none(resource.get("price_per_hour")))
 
     def over_cap_candidates(self, body):
-        """``{candidate: why}`` of the candidates for which deploying ``body`` would cost more than
-        ``max_price_per_hour``; a failure when all are."""
+        """``{candidate: cost}`` of the candidates for which deploying ``body`` would cost more than
+        ``max_price_per_hour``; a failure when all are (those the catalog sells): one sentence
+        naming the cheapest, every candidate's price in ``placement.tried``."""
         cap = self.module.params["max_price_per_hour"]
         if cap is None:
             return {}
 
-        def why(location, code, spot):
-            cost_value = self.resource.deploy_cost(self.body_for(body, location, code, spot))
-            return over_cap(cost_value, cap, f"{code}{' (spot)' if spot else ''} in {location}")
-
-        candidates = self.candidates()
-        reasons = {candidate: why(*candidate) for candidate in candidates}
-        over = {candidate: why for candidate, why in reasons.items() if why}
-        if len(over) == len(candidates):
+        candidates = [candidate for candidate in self.candidates() if self.offered(candidate)]
+        costs = {candidate: self.resource.deploy_cost(self.body_for(body, *candidate)) for candidate in candidates}
+        over = {candidate: cost_value for candidate, cost_value in costs.items() if over_cap(cost_value, cap, "")}
+        if candidates and len(over) == len(candidates):
+            cheapest = min(candidates, key=lambda candidate: costs[candidate]["price_per_hour"])
+            cheapest_cost = costs[cheapest]
             raise ModuleFailure(
-                f"every placement candidate of {self.kind} {self.module.params['hostname']} is over "
-                f"max_price_per_hour: {'; '.join(over.values())}; nothing was changed",
-                placement={"tried": [self.describe(candidate, OVER_PRICE_CAP) for candidate in candidates]},
+                f"every placement candidate of {self.kind} {self.module.params['hostname']} is over max_price_per_hour "
+                f"{cap}: the cheapest, {self.name(cheapest)}, would cost {cheapest_cost['price_per_hour']} "
+                f"{cheapest_cost['currency']}/h; nothing was changed (each candidate's price in placement.tried, the "
+                "cheapest one's basis in cost)",
+                cost=cheapest_cost,
+                placement={"tried": self.tried_with(costs, OVER_PRICE_CAP)},
             )
         return over
 
@@ -193,7 +224,8 @@ class Placement:
             if candidate:
                 return resource_id, self.result(candidate, tried)
             remaining = self.budget.remaining()
-            if self.on_no_capacity != "wait" or remaining <= 0:
+            never = all(item["outcome"] == NOT_OFFERED for item in tried)  # waiting would not help
+            if self.on_no_capacity != "wait" or remaining <= 0 or never:
                 raise self.no_capacity(tried)
             if self.module.check_mode:
                 # a real run would wait: say so rather than guess where capacity will appear
@@ -210,8 +242,11 @@ class Placement:
         when none does. Each candidate's outcome is added to ``tried``."""
         available, stale = self.available(), False
         for candidate in self.candidates():
+            if not self.offered(candidate):
+                tried.append(self.describe(candidate, NOT_OFFERED))
+                continue
             if candidate in over_the_cap:
-                tried.append(self.describe(candidate, OVER_PRICE_CAP))
+                tried.append(self.describe(candidate, OVER_PRICE_CAP, over_the_cap[candidate]))
                 continue
             if stale and candidate in available:
                 # a deploy answered 503 after this read, so the capacity it shows here may be
@@ -240,20 +275,37 @@ class Placement:
             NO_CAPACITY: "no capacity",
             TAKEN: "taken by another deploy (503)",
             OVER_PRICE_CAP: "over max_price_per_hour",
+            NOT_OFFERED: "not in the catalog",
         }
         said = "; ".join(
             f"{item['location_code']} {item[self.type_field]}{' (spot)' if item['spot'] else ''}: "
             f"{outcomes[item['outcome']]}"
             for item in tried
         )
-        waited = (
-            f"after waiting {self.budget.timeout}s (wait_timeout)"
-            if self.on_no_capacity == "wait"
-            else "(on_no_capacity=wait waits for capacity within wait_timeout)"
-        )
-        return ModuleFailure(
-            f"no capacity for {self.kind} {self.module.params['hostname']} {waited}; every candidate: {said}. "
-            "cloudcompute.cloud.offers lists what is available now; add locations or types to placement, or retry "
-            "later.",
-            placement={"tried": tried},
-        )
+        what = f"{self.kind} {self.module.params['hostname']}"
+        if self.on_no_capacity == "wait":
+            said = (
+                f"no capacity for {what} after waiting {self.budget.timeout}s (wait_timeout); every candidate: {said}. "
+            )
+            hint = "add locations or types to placement, or a longer wait_timeout."
+        else:
+            said = f"no capacity for {what} now; every candidate: {said}. "
+            hint = "add locations or types to placement, retry later, or give on_no_capacity=wait to wait for capacity within wait_timeout."
+        if all(item["outcome"] == NOT_OFFERED for item in tried):
+            hint = f"cloudcompute.cloud.{self.kind}_type_info lists the types the catalog sells."
+        else:
+            hint = "cloudcompute.cloud.offers lists what is available now; " + hint
+        return ModuleFailure(said + hint, placement={"tried": tried})
+
+
+def price_or_none(value):
+    """A price from the API as reported in ``placement`` (None when it is no price): only the
+    cost guard decides on prices, and it refuses what it cannot read."""
+    try:
+        return money(value, "price")
+    except ValueError:
+        return None
+
+
+def unpriced_last(price):
+    return (price is None, price or 0.0)

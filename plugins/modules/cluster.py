@@ -409,8 +409,10 @@ placement:
       description:
         - Each candidate looked at, in order, up to the chosen one (of the last round, when
           waiting); C(outcome) is V(deployed), V(predicted) (check mode), V(no_capacity),
-          V(no_capacity_on_deploy) (availability said yes, the deploy answered 503) or
-          V(over_price_cap) (the deploy there would cost more than O(max_price_per_hour)).
+          V(no_capacity_on_deploy) (availability said yes, the deploy answered 503),
+          V(over_price_cap) (the deploy there would cost more than O(max_price_per_hour); the
+          entry then carries that C(price_per_hour)) or V(not_offered) (the catalog does not sell
+          the cluster type).
       type: list
       elements: dict
       sample:

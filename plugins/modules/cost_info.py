@@ -100,6 +100,29 @@ groups:
     count:
       description: How many resources are in the group.
       type: int
+unreadable:
+  description:
+    - The resources the API lists as charged whose charge cannot be read (a price that is not
+      a finite amount of zero or more, a field of the wrong type). They are left out of every
+      total, and the task warns; a guard (O(cloudcompute.cloud.instance#module:min_balance_hours))
+      refuses to deploy while there is one.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - kind: instance
+      id: 7c4ef6e5-8b4b-4e8a-9b35-0a1d0e7a2f11
+      reason: the price_per_hour the API reports for 7c4ef6e5-8b4b-4e8a-9b35-0a1d0e7a2f11 is 'NaN', not a finite price of zero or more
+  contains:
+    kind:
+      description: V(instance), V(cluster) or V(volume).
+      type: str
+    id:
+      description: Its id (null when the id itself is not a string).
+      type: str
+    reason:
+      description: What cannot be read.
+      type: str
 resources:
   description: Every counted resource with what it costs, most expensive first.
   returned: always
@@ -172,9 +195,15 @@ def validate_group_by(group_by):
 def cost_report(module):
     params = module.params
     validate_group_by(params["group_by"])
-    charged, counted = charged_resources(module.client, normalize_tag_filter(params["tags"]))
+    charged, counted, unreadable = charged_resources(module.client, normalize_tag_filter(params["tags"]))
     amount, currency = read_balance(module.client)
+    if unreadable:
+        module.warn(
+            f"{len(unreadable)} charged resource(s) left out of the count, their charge cannot be read "
+            "(see unreadable): the totals and the runway are too low by what they cost"
+        )
     return {
+        "unreadable": unreadable,
         "price_per_hour": round(sum(item["price_per_hour"] for item in counted), 4),
         "currency": currency,
         "balance": amount,

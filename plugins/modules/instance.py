@@ -501,8 +501,11 @@ placement:
         - Each candidate looked at, in order, up to the chosen one (of the last round, when
           waiting).
         - C(outcome) is V(deployed), V(predicted) (check mode), V(no_capacity) (availability
-          said none), V(no_capacity_on_deploy) (availability said yes, the deploy answered 503)
-          or V(over_price_cap) (the deploy there would cost more than O(max_price_per_hour)).
+          said none), V(no_capacity_on_deploy) (availability said yes, the deploy answered 503),
+          V(over_price_cap) (the deploy there would cost more than O(max_price_per_hour); the
+          entry then carries that C(price_per_hour)) or V(not_offered) (the catalog does not sell
+          the type, so no capacity will appear for it; the API says which types it sells, not in
+          which locations).
       type: list
       elements: dict
       sample:

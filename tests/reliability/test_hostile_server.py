@@ -375,3 +375,219 @@ def test_a_corrupt_shared_rate_limit_entry_is_treated_as_absent(servers, case, t
     result = run(api, token_cache=str(tmp_path / "tokens"))
     assert not result.get("failed") and result["seconds"] < 5, result
     outcome(f"shared rate-limit state with {case}", result)
+
+
+# ---------------------------------------------------------------------------- placement, offers, cost
+# Answers of the wrong type or money that is no amount where placement, the offers lookup,
+# cost_info and the cost guards read them: one clear failure naming the path (or, for one bad
+# record among many, that record skipped and named), never a traceback, and never a deploy.
+
+H100 = "1H100.80S.30V"
+CATALOG = [
+    {
+        "instance_type": H100,
+        "price_per_hour": "2.29",
+        "spot_price": "0.99",
+        "currency": "usd",
+        "model": "H100",
+        "gpu": {"number_of_gpus": 1},
+        "gpu_memory": {"size_in_gigabytes": 80},
+        "cpu": {"number_of_cores": 30},
+        "memory": {"size_in_gigabytes": 120},
+    }
+]
+VOLUME_TYPES = [{"type": "NVMe", "price": {"price_per_month_per_gb": 0.2}}]
+DEPLOY = dict(
+    module="instance",
+    hostname="gpu-1",
+    image="ubuntu-24.04",
+    ssh_keys=[],
+    os_volume={"name": "gpu-1-os", "size": 100},
+    wait=False,
+)
+HOSTILE_AVAILABILITY = {
+    # a string of codes would be matched letter by letter ("1H100" in "1H100.80S.30V, ...")
+    "availabilities a string": ([{"location_code": "FIN-01", "availabilities": H100 + ",8H100.80S.176V"}], "a string"),
+    "availabilities an object": ([{"location_code": "FIN-01", "availabilities": {H100: True}}], "an object"),
+    "availabilities holding a number": (
+        [{"location_code": "FIN-01", "availabilities": [1]}],
+        "a list holding a number",
+    ),
+    "location_code a list": ([{"location_code": ["FIN-01"], "availabilities": [H100]}], "a list as a location_code"),
+}
+
+
+def serve(api, routes):
+    for (method, path), body in routes.items():
+        api.routes[(method, "/v1" + path)] = lambda handler, body=body: answer(
+            handler, 200, raw=json.dumps(body).encode()
+        )
+
+
+def deploys(api):
+    return [entry for entry in api.requests if entry[0] == "POST" and entry[1] == "/v1/instances"]
+
+
+@pytest.mark.parametrize("case", HOSTILE_AVAILABILITY)
+def test_placement_refuses_an_availability_answer_of_the_wrong_type(servers, case):
+    availability, said = HOSTILE_AVAILABILITY[case]
+    api, _other = servers
+    serve(
+        api,
+        {
+            ("GET", "/instances"): [],
+            ("GET", "/instance-types"): CATALOG,
+            ("GET", "/volume-types"): VOLUME_TYPES,
+            ("GET", "/instance-availability"): availability,
+        },
+    )
+    result = run(api, **DEPLOY, placement={"locations": ["FIN-01", "FIN-03"], "instance_types": [H100]})
+    assert result["failed"] and "GET /instance-availability failed" in result["msg"] and said in result["msg"], result
+    assert result["failure"]["code"] == "unexpected_answer", result
+    assert deploys(api) == []
+    outcome(f"placement: {case}", result)
+
+
+def lookup_offers(api, **options):
+    """The offers lookup run in this process, as a template calls it: its result or its error."""
+    from ansible.errors import AnsibleLookupError
+    from ansible.plugins.loader import lookup_loader
+
+    lookup = lookup_loader.get("cloudcompute.cloud.offers")
+    started = time.monotonic()
+    connection = dict(api_url=api.url + "/v1", client_id="hostile", client_secret=CLIENT_SECRET, token_cache=False)
+    try:
+        result = {"offers": lookup.run([], variables={}, **connection, **options)}
+    except AnsibleLookupError as error:
+        result = {"failed": True, "msg": str(error)}
+    result["seconds"] = time.monotonic() - started
+    assert CLIENT_SECRET not in json.dumps(result)
+    return result
+
+
+HOSTILE_CATALOG = {
+    "number_of_gpus a string": dict(CATALOG[0], gpu={"number_of_gpus": "eight"}),
+    "number_of_gpus infinite": dict(CATALOG[0], gpu={"number_of_gpus": 1e400}),
+    "gpu_memory negative": dict(CATALOG[0], gpu_memory={"size_in_gigabytes": -80}),
+    "gpu a string": dict(CATALOG[0], gpu="1x H100"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_AVAILABILITY) + list(HOSTILE_CATALOG))
+def test_the_offers_lookup_refuses_answers_of_the_wrong_type(servers, case):
+    api, _other = servers
+    availability = HOSTILE_AVAILABILITY.get(case, ([{"location_code": "FIN-01", "availabilities": [H100]}], None))[0]
+    catalog = [HOSTILE_CATALOG[case]] if case in HOSTILE_CATALOG else CATALOG
+    serve(api, {("GET", "/instance-types"): catalog, ("GET", "/instance-availability"): availability})
+    result = lookup_offers(api, spot=False)
+    path = "/instance-types" if case in HOSTILE_CATALOG else "/instance-availability"
+    assert result.get("failed") and f"GET {path} failed: the API answered" in result["msg"], result
+    outcome(f"offers lookup: {case}", result)
+
+
+@pytest.mark.parametrize("price", ["NaN", "-2.29", "-Infinity", "abc"])
+def test_the_offers_lookup_offers_nothing_at_a_price_that_is_no_price(servers, price):
+    """A NaN passes every max_price_per_hour filter, a negative price sorts first: neither is offered."""
+    api, _other = servers
+    catalog = [dict(CATALOG[0], price_per_hour=price)]
+    serve(
+        api,
+        {
+            ("GET", "/instance-types"): catalog,
+            ("GET", "/instance-availability"): [{"location_code": "FIN-01", "availabilities": [H100]}],
+        },
+    )
+    result = lookup_offers(api, spot=False, max_price_per_hour=0.5)
+    assert result == dict(result, offers=[]), result
+    outcome(f"offers lookup: catalog price {price}", result)
+
+
+@pytest.mark.parametrize("price", ["NaN", "-2.29", "-Infinity", "1e400"])
+def test_a_capped_deploy_is_refused_at_a_catalog_price_that_is_no_price(servers, price):
+    api, _other = servers
+    serve(
+        api,
+        {
+            ("GET", "/instances"): [],
+            ("GET", "/instance-types"): [dict(CATALOG[0], price_per_hour=price)],
+            ("GET", "/volume-types"): VOLUME_TYPES,
+        },
+    )
+    api.routes[("POST", "/v1/instances")] = lambda handler: answer(handler, 202, "new-id")
+    result = run(api, **DEPLOY, instance_type=H100, location_code="FIN-01", max_price_per_hour=0.5)
+    assert result["failed"] and "cannot price the plan" in result["msg"] and "nothing was changed" in result["msg"]
+    assert deploys(api) == []
+    outcome(f"max_price_per_hour 0.5, catalog price {price}", result)
+
+
+CHARGED = {"id": "i-1", "hostname": "web", "status": "running", "location": "FIN-01", "instance_type": H100}
+HOSTILE_BALANCE = {
+    "balance amount NaN": ({"amount": "NaN", "currency": "usd"}, "is 'NaN', not a finite number"),
+    "balance amount Infinity": ({"amount": float("inf"), "currency": "usd"}, "is inf, not a finite number"),
+    "balance amount a string": ({"amount": "plenty", "currency": "usd"}, "is 'plenty', not a finite number"),
+    "balance amount an object": ({"amount": {"usd": 5}, "currency": "usd"}, "not a finite number"),
+    "balance a list of two": ([{"amount": 1}, {"amount": 2}], "a list of 2 items where one object"),
+}
+
+
+def cost_routes(api, instances, balance):
+    serve(
+        api,
+        {
+            ("GET", "/instances"): instances,
+            ("GET", "/clusters"): [],
+            ("GET", "/volumes"): [],
+            ("GET", "/volumes/trash"): [],
+            ("GET", "/balance"): balance,
+        },
+    )
+
+
+@pytest.mark.parametrize("case", HOSTILE_BALANCE)
+def test_cost_info_fails_clearly_on_a_balance_that_is_no_number(servers, case):
+    balance, said = HOSTILE_BALANCE[case]
+    api, _other = servers
+    cost_routes(api, [dict(CHARGED, price_per_hour=2.29)], balance)
+    result = run(api, module="cost_info")
+    assert result["failed"] and said in result["msg"], result
+    outcome(f"cost_info: {case}", result)
+
+
+@pytest.mark.parametrize("case", HOSTILE_BALANCE)
+def test_min_balance_hours_refuses_a_deploy_on_a_balance_that_is_no_number(servers, case):
+    balance, said = HOSTILE_BALANCE[case]
+    api, _other = servers
+    cost_routes(api, [], balance)
+    serve(api, {("GET", "/instance-types"): CATALOG, ("GET", "/volume-types"): VOLUME_TYPES})
+    api.routes[("POST", "/v1/instances")] = lambda handler: answer(handler, 202, "new-id")
+    result = run(api, **DEPLOY, instance_type=H100, location_code="FIN-01", min_balance_hours=1)
+    assert result["failed"] and said in result["msg"], result
+    assert deploys(api) == []
+    outcome(f"min_balance_hours 1: {case}", result)
+
+
+HOSTILE_RECORDS = {
+    "price NaN": (dict(CHARGED, price_per_hour="NaN"), "is 'NaN'"),
+    "price negative": (dict(CHARGED, price_per_hour=-2.29), "is -2.29"),
+    "price missing": (CHARGED, "is None"),
+    "location an object": (
+        dict(CHARGED, price_per_hour=1, location={"code": "FIN-01"}),
+        "its location is an object, not a string",
+    ),
+    "hostname a number": (dict(CHARGED, price_per_hour=1, hostname=7), "its name is a number, not a string"),
+    "tags a string": (dict(CHARGED, price_per_hour=1, tags="team=a"), "its tags are not a list"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_RECORDS)
+def test_cost_info_skips_and_names_a_record_it_cannot_read(servers, case):
+    record, said = HOSTILE_RECORDS[case]
+    good = dict(CHARGED, id="i-2", hostname="db", price_per_hour=0.5)
+    api, _other = servers
+    cost_routes(api, [dict(record), good], {"amount": 100, "currency": "usd"})
+    result = run(api, module="cost_info")
+    assert not result.get("failed"), result
+    assert [item["id"] for item in result["resources"]] == ["i-2"] and result["price_per_hour"] == 0.5, result
+    assert result["unreadable"] == [{"kind": "instance", "id": "i-1", "reason": result["unreadable"][0]["reason"]}]
+    assert said in result["unreadable"][0]["reason"], result
+    outcome(f"cost_info: one record's {case} (skipped, named in unreadable)", result)

@@ -14,9 +14,11 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import (
     volume_hourly_price,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import (
+    UnreadableValue,
     check_cap_option,
     check_runway_option,
     cost,
+    money,
     with_cost,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
@@ -162,3 +164,96 @@ def test_the_diff_carries_the_price_before_and_after():
     with_cost(result, cost([]), cost([("instance", 1.5)]))
     assert result["diff"] == {"before": {"id": "a", "price_per_hour": 1.5}, "after": {}}
     assert result["cost"] == {"price_per_hour": 0, "currency": "usd", "basis": []}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "nan",
+        "NaN",
+        float("nan"),
+        "inf",
+        "-inf",
+        float("-inf"),
+        "1e400",
+        "-0.5",
+        -1,
+        "abc",
+        "",
+        None,
+        [],
+        {},
+        True,
+        "１２",
+        "2.29 usd",
+        "0x10",
+    ],
+)
+def test_money_is_a_finite_price_of_zero_or_more_or_refused(value):
+    with pytest.raises(UnreadableValue, match="the price is .*, not a finite price of zero or more"):
+        money(value, "the price")
+
+
+@pytest.mark.parametrize(
+    "value, amount", [("2.29", 2.29), (2, 2.0), (0, 0.0), ("0.0", 0.0), (" 1e2 ", 100.0), (3.5, 3.5)]
+)
+def test_money_reads_numbers_and_the_catalogs_numeric_strings(value, amount):
+    assert money(value, "the price") == amount
+
+
+def test_a_balance_may_be_negative_but_not_nan():
+    assert money(-0.03, "the balance", signed=True) == -0.03
+    with pytest.raises(UnreadableValue, match="not a finite number"):
+        money(float("nan"), "the balance", signed=True)
+
+
+def test_an_unreadable_price_is_a_value_error_and_a_module_failure():
+    """Modules fail with it; a plugin reading many records catches ValueError and skips one."""
+    with pytest.raises(ValueError):
+        money("nan", "x")
+    with pytest.raises(ModuleFailure):
+        money("nan", "x")
+
+
+@pytest.mark.parametrize("price", ["NaN", "-2.29", "-inf", "inf"])
+def test_a_catalog_price_that_is_no_price_cannot_be_priced(price):
+    catalogs = {"/instance-types": [{"instance_type": "1V100.6V", "price_per_hour": price}], "/volume-types": []}
+    with pytest.raises(ModuleFailure, match="cannot price the plan: the price_per_hour of 1V100.6V is"):
+        PriceBook(None, catalogs).instance_deploy({"instance_type": "1V100.6V"}, True)
+    with pytest.raises(ValueError):
+        cluster_hourly_price([{"cluster_type": "16H100", "price_per_hour": price}], "16H100")
+    with pytest.raises(ValueError):
+        volume_hourly_price([{"type": "NVMe", "price": {"price_per_month_per_gb": price}}], "NVMe", 1)
+
+
+def test_a_nan_total_is_over_every_cap():
+    assert over_cap(cost([("instance", float("nan"))]), 0.5, "instance a")
+
+
+@pytest.mark.parametrize("hours", [float("nan"), float("inf"), -1])
+def test_a_runway_option_must_be_a_finite_number_of_hours(hours):
+    with pytest.raises(ModuleFailure, match="zero or more hours"):
+        check_runway_option(hours)
+
+
+@pytest.mark.parametrize("cap", [float("nan"), float("inf")])
+def test_a_cap_must_be_finite(cap):
+    with pytest.raises(ModuleFailure, match="must be a positive price per hour"):
+        check_cap_option(cap)
+
+
+@pytest.mark.parametrize(
+    "record, reason",
+    [
+        ({"id": "i-1", "status": "running", "price_per_hour": "NaN"}, "is 'NaN'"),
+        ({"id": "i-1", "status": "running", "price_per_hour": None}, "is None"),
+        (
+            {"id": "i-1", "status": "running", "price_per_hour": 1, "location": {"code": "FIN-01"}},
+            "location is an object, not a string",
+        ),
+        ({"id": "i-1", "status": "running", "price_per_hour": 1, "tags": "team=a"}, "tags are not a list"),
+    ],
+)
+def test_a_charged_record_that_cannot_be_read_is_named(record, reason):
+    with pytest.raises(ValueError, match=reason):
+        CHARGED_KINDS["instance"].summary(record)

@@ -138,3 +138,80 @@ def test_when_the_fresh_read_says_no_everywhere_nothing_more_is_deployed(api, ru
         ("POST", "/instances"),
         ("GET", "/instance-availability"),
     ]
+
+
+def test_with_on_no_capacity_fail_the_hint_to_wait_reads_as_a_hint(api, run_module):
+    api.answer(responses.GET, "/instances", json=[])
+    api.answer(responses.GET, "/instance-availability", json=capacity())
+    result = place(api, run_module)
+    assert result["failed"] is True
+    assert "no capacity for instance gpu-1 now; every candidate:" in result["msg"], result
+    assert result["msg"].endswith("or give on_no_capacity=wait to wait for capacity within wait_timeout."), result
+    assert "(on_no_capacity=wait waits" not in result["msg"]
+
+
+def test_a_type_the_catalog_does_not_sell_is_not_offered_rather_than_without_capacity(api, run_module):
+    api.answer(responses.GET, "/instances", json=[])
+    api.answer(responses.GET, "/instance-types", json=INSTANCE_TYPES)
+    api.answer(responses.GET, "/instance-availability", json=capacity())
+    result = run_module(
+        main,
+        dict(
+            hostname="gpu-1", image="ubuntu-24.04", placement=dict(locations=["FIN-01"], instance_types=["8H200", TYPE])
+        ),
+    )
+    assert result["failed"] is True
+    assert outcomes(result) == [("FIN-01", "not_offered"), ("FIN-01", "no_capacity")]
+    assert "FIN-01 8H200: not in the catalog; FIN-01 1H100.80S.30V: no capacity" in result["msg"], result
+
+
+def test_waiting_for_types_the_catalog_does_not_sell_fails_at_once(api, run_module):
+    api.answer(responses.GET, "/instances", json=[])
+    api.answer(responses.GET, "/instance-types", json=INSTANCE_TYPES)
+    api.answer(responses.GET, "/instance-availability", json=capacity())
+    result = run_module(
+        main,
+        dict(
+            hostname="gpu-1",
+            image="ubuntu-24.04",
+            placement=dict(locations=LOCATIONS, instance_types=["8H200"]),
+            on_no_capacity="wait",
+            wait_timeout=20,
+        ),
+    )
+    assert result["failed"] is True
+    assert {outcome for _location, outcome in outcomes(result)} == {"not_offered"}
+    assert result["msg"].endswith("cloudcompute.cloud.instance_type_info lists the types the catalog sells."), result
+    assert [path for _method, path in api.sent if path.startswith("/instance-availability")] == [
+        "/instance-availability"
+    ]
+
+
+def test_every_candidate_over_the_cap_is_one_sentence_with_the_details_in_the_result(api, run_module):
+    types = [TYPE, "8H100.80S.176V", "4H100.80S.120V"]
+    catalog = [
+        {"instance_type": code, "price_per_hour": price, "spot_price": "0.5"}
+        for code, price in zip(types, ["2.19", "17.52", "8.76"])
+    ]
+    api.answer(responses.GET, "/instances", json=[])
+    api.answer(responses.GET, "/instance-types", json=catalog)
+    result = run_module(
+        main,
+        dict(
+            hostname="gpu-1",
+            image="ubuntu-24.04",
+            max_price_per_hour=1.0,
+            placement=dict(locations=LOCATIONS, instance_types=types),
+        ),
+    )
+    assert result["failed"] is True
+    assert result["msg"] == (
+        "every placement candidate of instance gpu-1 is over max_price_per_hour 1.0: the cheapest, "
+        "1H100.80S.30V in FIN-01, would cost 2.19 usd/h; nothing was changed (each candidate's price in "
+        "placement.tried, the cheapest one's basis in cost)"
+    )
+    tried = result["placement"]["tried"]
+    assert len(tried) == 9 and {item["outcome"] for item in tried} == {"over_price_cap"}
+    assert [item["price_per_hour"] for item in tried[::3]] == [2.19, 17.52, 8.76]
+    assert result["cost"]["basis"][0] == {"item": "instance 1H100.80S.30V (on-demand)", "price_per_hour": 2.19}
+    assert [method for method, _path in api.sent] == ["GET", "GET"]  # no availability read, no deploy
