@@ -91,13 +91,17 @@ run_coverage_report() {
 
 # pytest on the staged collection: tests import ansible_collections.cloudcompute.cloud.* and run
 # playbooks with ANSIBLE_COLLECTIONS_PATH pointing at the same copy.
+# A test still running after this many seconds is hung (the longest, a fleet target, takes a few
+# minutes): its stack is printed and its process ends, so one hang costs one test, not the run.
+TEST_HANG_LIMIT=${TEST_HANG_LIMIT:-900}
 run_pytest() {
     local venv=$1 suite=$2
     shift 2
     (
         cd "$STAGED_COLLECTION"
         PATH="$venv/bin:$PATH" PYTHONPATH="$COLLECTIONS_ROOT" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_ROOT" \
-            "$venv/bin/python" -m pytest -p no:cacheprovider "$suite" "$@"
+            "$venv/bin/python" -m pytest -p no:cacheprovider \
+            -o faulthandler_timeout="$TEST_HANG_LIMIT" -o faulthandler_exit_on_timeout=true "$suite" "$@"
     )
 }
 

@@ -72,12 +72,12 @@ _value:
       elements: dict
 """
 
-import math
 
 import ansible.template
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost import CHARGED_KINDS
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import UnreadableValue
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._expiry import (
     parse_duration,
     parse_timestamp,
@@ -97,20 +97,22 @@ else:
 
 
 def summarised(charged_kind, record):
-    """The resource as the report shows it; with a ``reason`` when its price is not a finite,
-    non-negative number (then None), which makes it unreadable: a saving is never guessed."""
+    """The resource as the report shows it; with a ``reason`` when a field it needs, its price
+    above all, cannot be read (the price is then None): a saving is never guessed."""
     reason = record.get("reason")
     try:
         summary = charged_kind.summary(record)
-        price = summary["price_per_hour"]
-        readable = math.isfinite(price) and price >= 0
-    except (TypeError, ValueError, OverflowError):
-        summary, readable = charged_kind.summary(dict(record, **{charged_kind.price_field: None})), False
-    if not readable:
-        raw = record.get(charged_kind.price_field)
-        problem = f"its price ({charged_kind.price_field} {raw!r}) is not a finite, non-negative number"
-        summary["price_per_hour"] = None
-        reason = f"{reason}; {problem}" if reason else problem
+    except UnreadableValue as error:
+        reason = f"{reason}; {error}" if reason else str(error)
+        try:  # what can be read of it, to name it
+            summary = dict(charged_kind.summary(dict(record, **{charged_kind.price_field: 0})), price_per_hour=None)
+        except UnreadableValue:
+            named = record.get("id")
+            summary = {
+                "kind": charged_kind.kind,
+                "id": named if isinstance(named, str) else None,
+                "price_per_hour": None,
+            }
     return dict(
         summary,
         instance_id=record.get("instance_id"),

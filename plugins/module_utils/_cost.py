@@ -115,7 +115,10 @@ def read_balance(client):
 
 
 def runway_hours(balance, price_per_hour):
-    """How long ``balance`` lasts at ``price_per_hour``; None when nothing is charged."""
+    """How long ``balance`` lasts at ``price_per_hour``; None when nothing is charged. Either not
+    being a finite number raises ``UnreadableValue``: a NaN runway would pass any minimum."""
+    balance = money(balance, "the balance", signed=True)
+    price_per_hour = money(price_per_hour, "the hourly charge")
     return round(balance / price_per_hour, 2) if price_per_hour > 0 else None
 
 
@@ -133,7 +136,8 @@ def volume_hourly_price(volume_types, volume_type, size_gb):
     monthly = money(
         price.get("price_per_month_per_gb") if isinstance(price, dict) else None, f"the price of {volume_type}"
     )
-    return round(monthly * size_gb / HOURS_PER_MONTH, 6)
+    # a price within range times a size may still overflow to infinity
+    return money(round(monthly * size_gb / HOURS_PER_MONTH, 6), f"the hourly price of {size_gb} GB of {volume_type}")
 
 
 def instance_hourly_price(instance_types, instance_type, spot):
@@ -219,7 +223,7 @@ class PriceBook:
 def over_cap(cost_value, cap, what):
     """Why ``what``, costing ``cost_value``, is over the cap ``max_price_per_hour`` (None when it
     is not, or there is no cap)."""
-    if cap is not None and not cost_value["price_per_hour"] <= cap:  # a NaN total is over any cap
+    if cap is not None and not 0 <= cost_value["price_per_hour"] <= cap:  # a NaN or negative total is refused
         return f"{what} would cost {describe_cost(cost_value)}, over max_price_per_hour {cap}"
     return None
 

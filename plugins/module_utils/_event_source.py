@@ -11,6 +11,7 @@ sources in its own Python.
 import asyncio
 import json
 import logging
+import math
 import os
 import tempfile
 
@@ -78,9 +79,9 @@ def hide_secrets(value):
 def positive_number(value, name):
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         number = 0
-    if number <= 0:
+    if not (number > 0 and math.isfinite(number)):  # an infinite interval would never poll
         raise SourceError(f"{name} must be a positive number, got {value!r}")
     return number
 

@@ -11,11 +11,13 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report im
 
 
 def as_number(text):
-    """A catalog value the API sends as text (or a count), as a float; None when absent or no number."""
+    """A catalog value the API sends as text (or a count), as a float; None when absent or not a
+    finite number of zero or more (no price, size or count is negative, NaN or infinite)."""
     try:
-        return float(text)
-    except (TypeError, ValueError):
+        number = float(text)
+    except (TypeError, ValueError, OverflowError):
         return None
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def wrong_shape(path, what):

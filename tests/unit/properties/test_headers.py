@@ -5,7 +5,6 @@ waits a bounded, finite, non-negative time, and never fails with a Python error.
 import json
 import math
 
-import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from strategies import JSON
@@ -44,10 +43,6 @@ def test_a_rate_limit_header_parses_to_named_integer_parameters(value):
         assert all(isinstance(key, str) and isinstance(number, int) for key, number in params.items())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31 item 4: a RateLimit t= beyond the window RateLimit-Policy names (a year) is believed",
-)
 @settings(deadline=None)
 @given(remaining=HEADER, policy=HEADER, elapsed=st.floats(min_value=0, max_value=10**6))
 @example(remaining='"project";r=0;t=31536000', policy='"project";q=500;w=60', elapsed=0.0)
@@ -60,10 +55,6 @@ def test_pacing_waits_a_bounded_time_whatever_the_headers(remaining, policy, ela
     assert math.isfinite(delay) and 0 <= delay <= SANE_WINDOW + 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31 item 4: a year-long RateLimit t= is stored in the shared .ratelimit file and blocks every run",
-)
 @settings(deadline=None, max_examples=50)
 @given(remaining=HEADER, policy=HEADER)
 @example(remaining='"project";r=0;t=31536000', policy='"project";q=500;w=60')
@@ -86,10 +77,6 @@ def test_the_shared_quota_never_asks_for_a_wait_beyond_a_window(tmp_path_factory
     assert all(math.isfinite(wait) and 0 <= wait <= SANE_WINDOW + 1 for wait in waits)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31 item 4: a wrong-type entry in the shared .ratelimit file crashes every run (TypeError/KeyError)",
-)
 @settings(deadline=None, max_examples=100)
 @given(quotas=st.dictionaries(st.sampled_from(["project", "GET /instances"]), JSON, max_size=2))
 @example(quotas={"project": {"q": 10, "w": 60, "left": "many", "reset_at": "soon"}})

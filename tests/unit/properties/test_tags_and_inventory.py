@@ -4,13 +4,13 @@ group names). For any input: the documented shape, or the collection's own error
 
 import ipaddress
 
-import pytest
 from ansible.errors import AnsibleParserError
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import JSON
 
 from ansible_collections.cloudcompute.cloud.plugins.inventory import cloudcompute
+from ansible_collections.cloudcompute.cloud.plugins.module_utils import _ssh
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._failure import ModuleFailure
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     MAX_KEY_LENGTH,
@@ -45,10 +45,6 @@ def test_tags_normalize_to_what_the_api_stores_or_are_refused(tags, any_value):
         assert (value is None and any_value) or (isinstance(value, str) and len(value) <= MAX_VALUE_LENGTH)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31 items 12 and 14: tags in dict form crash matches_tag_filter (TypeError); keys match case-insensitively only in list form",
-)
 @given(st.text("abcXYZ", min_size=1, max_size=4), st.text(max_size=4))
 def test_a_tag_filter_matches_tags_in_list_and_dict_form_alike(key, value):
     tag_filter = normalize_tag_filter({key: value})
@@ -84,7 +80,7 @@ def test_an_address_reaches_ssh_only_as_a_host_name_or_an_ip_address(address):
         try:
             ipaddress.ip_address(usable)
         except ValueError:
-            assert cloudcompute.DNS_NAME.match(usable)
+            assert _ssh.DNS_NAME.match(usable)
 
 
 @given(st.text(max_size=20), st.text(max_size=20) | JSON.map(str))

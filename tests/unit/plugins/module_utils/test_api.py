@@ -375,28 +375,43 @@ def test_pacing_delay_follows_the_headers(make_client):
 
 @pytest.mark.parametrize("shared", [True, False], ids=["shared quota", "paced alone"])
 @pytest.mark.parametrize(
-    "reset, wait_timeout, expected",
+    "reset, policy, wait_timeout, expected, asked_at_least",
     [
-        (1_000_000, None, "beyond the 900 seconds the client waits in all"),
-        (300, 120, "beyond the 120 seconds the task may still wait"),
-        (300, 5, "beyond the 60 seconds the task may still wait"),
+        # a reset is believed up to the policy's window, and no window is longer than 900 s
+        (1_000_000, '"project";q=500;w=31536000', None, "beyond the 900 seconds the client waits in all", 900),
+        (300, '"project";q=500;w=600', 120, "beyond the 120 seconds the task may still wait", 300),
+        (300, '"project";q=500;w=600', 5, "beyond the 60 seconds the task may still wait", 300),
     ],
     ids=["a hostile reset", "more than the task has left", "more than a minute for a short wait_timeout"],
 )
-def test_pacing_never_waits_beyond_what_is_left(make_client, tmp_path, shared, reset, wait_timeout, expected):
+def test_pacing_never_waits_beyond_what_is_left(
+    make_client, tmp_path, shared, reset, policy, wait_timeout, expected, asked_at_least
+):
     slept = []
     token_cache = str(tmp_path / "tokens") if shared else False
     client = make_client(token_cache=token_cache, wait_timeout=wait_timeout, sleep=slept.append)
     quota_key = ("GET", "/v1/ssh-keys")
-    headers = {"RateLimit": f'"project";r=0;t={reset}', "RateLimit-Policy": '"project";q=500;w=60'}
+    headers = {"RateLimit": f'"project";r=0;t={reset}', "RateLimit-Policy": policy}
     client.pacing.observe(headers, quota_key)
     with pytest.raises(ApiError) as failure:
         client.get("/ssh-keys")
     assert (failure.value.code, failure.value.method, failure.value.path) == ("wait_too_long", "GET", "/ssh-keys")
     asked = re.search(r"The API asked to wait (\d+) seconds for its rate limit to reset", failure.value.api_message)
-    assert reset <= int(asked.group(1)) <= reset + 2  # t is rounded down: a second more, and some jitter
+    assert asked_at_least <= int(asked.group(1)) <= asked_at_least + 2  # t is rounded down: a second more
     assert expected in failure.value.api_message
     assert slept == [] and client.stats["requests"] == 0  # failed at once, nothing sent
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared quota", "paced alone"])
+def test_a_reset_beyond_the_policy_window_is_waited_for_no_longer_than_the_window(make_client, tmp_path, shared):
+    slept, started = [], time.time()
+    token_cache = str(tmp_path / "tokens") if shared else False
+    client = make_client(token_cache=token_cache, sleep=slept.append, clock=lambda: started + sum(slept))
+    headers = {"RateLimit": '"project";r=0;t=31536000', "RateLimit-Policy": '"project";q=500;w=60'}
+    client.pacing.observe(headers, ("GET", "/v1/ssh-keys"))
+    client.get("/ssh-keys")
+    assert 60 <= sum(slept) <= 63
+    assert client.stats["requests"] == 2  # the token exchange, then the request itself
 
 
 @pytest.mark.parametrize("shared", [True, False], ids=["shared quota", "paced alone"])

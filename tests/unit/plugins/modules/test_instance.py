@@ -94,12 +94,13 @@ def test_check_mode_predicts_a_deploy_where_availability_has_capacity_and_sends_
 def test_a_running_instance_is_shut_down_and_waited_for(api, run_module):
     api.answer(responses.GET, "/instances", json=[RUNNING])
     api.answer(responses.PUT, "/instances", json=accepted("shutdown"), status=202)
-    api.answer(responses.GET, ONE, json=dict(RUNNING, status="offline"))
+    api.answer(responses.GET, "/instances", json=[dict(RUNNING, status="offline")])
     result = run_module(main, dict(hostname="gpu-1", state="stopped"), diff=True)
     assert result["changed"] is True, result
     assert result["instance"]["status"] == "offline"
     assert (result["diff"]["before"]["status"], result["diff"]["after"]["status"]) == ("running", "offline")
-    assert api.sent == [("GET", "/instances"), ("PUT", "/instances"), ("GET", ONE)]
+    # the wait reads the project's list, which waits on this machine share
+    assert api.sent == [("GET", "/instances"), ("PUT", "/instances"), ("GET", "/instances")]
     assert api.body(1) == {"action": "shutdown", "id": INSTANCE_ID}
 
 

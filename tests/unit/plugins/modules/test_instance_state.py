@@ -187,4 +187,4 @@ def test_an_instance_removed_while_it_is_waited_for_is_named_by_its_hostname(api
     result = run_module(main, dict(instances=["a"], state="running"))
     assert api.sent == [("GET", "/instances")] * 2
     assert result["failed"] is True
-    assert result["msg"] == f"1 instances to be running: instance a ({A}) is being removed"
+    assert result["msg"] == f"1 instances to be running: 1 of 1 will never get there: instance a ({A}) is being removed"
