@@ -43,17 +43,15 @@ export COVERAGE_DATA_DIR
 COVERAGE=${COVERAGE:-0}
 export COVERAGE
 
-# Coverage's own .pth file starts it in every process that inherits COVERAGE_PROCESS_START, the
-# emulator's (it runs none of the collection's code, and tracing every request it serves doubled
-# a stage's time) and the modules' (ansible-core's AnsiballZ hook starts theirs) included. This
-# one starts it only where it measures something: the variable is set for coverage's start-up in
-# this process alone, so no child inherits it and each child decides again.
+# Coverage's own .pth file starts it in every process that inherits COVERAGE_PROCESS_START; this
+# one (tools/coverage_start.py says which processes and why) starts it only where it measures
+# something.
 install_coverage_hook() {
     local site
     site=$("$CEILING_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
-    cat >"$site/cloudcompute_coverage.pth.$$" <<'PTH'
-import os, sys; exec("config = os.environ.get('CLOUDCOMPUTE_COVERAGE_START')\nif config and not os.path.basename((sys.argv or [''])[0]).startswith('AnsiballZ_') and 'cloudcompute_emulator' not in sys.orig_argv:\n os.environ['COVERAGE_PROCESS_START'] = config\n import coverage\n coverage.process_startup()\n del os.environ['COVERAGE_PROCESS_START']")
-PTH
+    cp "$REPO/tools/coverage_start.py" "$site/cloudcompute_coverage_start.py.$$"
+    mv "$site/cloudcompute_coverage_start.py.$$" "$site/cloudcompute_coverage_start.py"
+    printf 'import cloudcompute_coverage_start\n' >"$site/cloudcompute_coverage.pth.$$"
     mv "$site/cloudcompute_coverage.pth.$$" "$site/cloudcompute_coverage.pth"
 }
 
