@@ -33,8 +33,8 @@ options:
         trash, the balance), made only when something is deployed.
       - RV(runway) reports what was found.
       - It fails closed. A balance that is not a finite number, or a charged resource whose
-        price cannot be read, refuses the deploy, naming what was read (the resources under
-        RV(unreadable)).
+        price cannot be read, refuses the deploy, naming what was read (the failed result lists
+        those resources under C(unreadable)).
       - It must be a finite number of zero or more.
     type: float
 """

@@ -7,10 +7,11 @@ no failed task, no duplicate left, no volume of a winner lost."""
 
 import datetime
 import json
+import time
 
 import pytest
 from cloudcompute_emulator.testing import run_emulator
-from conftest import PLAYBOOKS, BackgroundPlaybook, api_requests, report
+from conftest import PLAYBOOKS, BackgroundPlaybook, api_requests, report, run_playbook
 from test_faults import RATE_LIMITS, Bursts, steady_faults
 
 FLEET_SIZE = 20
@@ -147,3 +148,62 @@ def test_concurrent_runs_converge_without_duplicates(tmp_path, runs, one_machine
     if one_machine and not faults:
         # the create locks leave nothing to settle
         assert not spans and len(created) == FLEET_SIZE + 2
+
+
+LOCK_RELEASE_PLAYBOOK = """
+- name: Converge one instance
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Register the SSH key
+      cloudcompute.cloud.ssh_key:
+        name: lock-release-key
+        public_key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q lock@test
+
+    - name: Deploy it
+      cloudcompute.cloud.instance:
+        hostname: lock-release
+        instance_type: CPU.4V.16G
+        image: ubuntu-24.04
+        location_code: FIN-01
+        ssh_keys: [lock-release-key]
+        wait: "{{ wait_for_it }}"
+        wait_timeout: 300
+"""
+# instance.provisioning lasts 2.5 s in the demo profile: 30 s here, far longer than a run's start-up
+PROVISIONING_SCALE = 12
+
+
+def test_the_create_lock_is_released_once_the_create_is_confirmed(tmp_path):
+    """A task that waits for the instance it created holds the create lock of its name only until
+    the create is confirmed: another run on the machine converging the same name meanwhile finds
+    the instance and goes on, rather than waiting out the first task's whole wait."""
+    playbook = tmp_path / "one.yml"
+    playbook.write_text(LOCK_RELEASE_PLAYBOOK)
+    shared = {"CLOUDCOMPUTE_TOKEN_CACHE": str(tmp_path / "tokens")}
+    with run_emulator(profile="demo", timing_scale=PROVISIONING_SCALE) as emulator:
+        waiting = BackgroundPlaybook(playbook, emulator, tmp_path / "waiting", {"wait_for_it": True}, env=shared)
+        try:
+            deadline = time.monotonic() + 120
+            while not [
+                item for item in emulator.control.resources("instances") if item.get("hostname") == "lock-release"
+            ]:
+                if waiting.process.poll() is not None:
+                    pytest.fail(
+                        "the first run ended before it created the instance:\n" + waiting.finish().stdout[-3000:]
+                    )
+                assert time.monotonic() < deadline, "the first run never created the instance"
+                time.sleep(0.5)
+            second = run_playbook(
+                playbook, emulator, tmp_path / "second", {"wait_for_it": False}, env=shared, timeout=120
+            )
+            still_waiting = waiting.process.poll() is None
+            first = waiting.finish(timeout=400)
+        finally:
+            if waiting.process.poll() is None:
+                waiting.process.kill()
+        instances = [item for item in emulator.control.resources("instances") if item.get("hostname") == "lock-release"]
+    assert second.returncode == 0, second.stdout[-3000:]
+    assert first.returncode == 0, first.stdout[-3000:]
+    assert still_waiting, f"the second run took {second.seconds:.0f} s: it waited for the first run's whole wait"
+    assert [item["status"] for item in instances] == ["running"]
