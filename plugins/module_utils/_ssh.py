@@ -18,6 +18,8 @@ import ipaddress
 import os
 import re
 import shlex
+import stat
+import tempfile
 
 # A DNS host name (labels of letters, digits, - and _, not starting with -); with IP addresses,
 # the only addresses put into ansible_host and SSH arguments.
@@ -143,6 +145,51 @@ def read_known_hosts(path):
             if alias_id(name):
                 entries.append((name, fields[1], fields[2]))
     return entries
+
+
+def forget_host_keys(path, forgotten, write=True):
+    """Remove from the known_hosts file ``path`` the entries of this collection's aliases whose id
+    ``forgotten(id)`` says is gone; every other line stays as it was. Returns [(alias, key
+    type)] of the entries removed (with ``write`` false, those it would remove). The file is
+    replaced whole (a new file, then renamed over it), keeping its mode; a symbolic link or
+    anything but a regular file of this user in its place is refused."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise SshValueError(f"known_hosts {path} cannot be read ({error.strerror}); it must be a regular file")
+    with os.fdopen(descriptor, "rb") as stream:
+        status = os.fstat(stream.fileno())
+        if not stat.S_ISREG(status.st_mode) or status.st_uid != os.geteuid():
+            raise SshValueError(f"known_hosts {path} is not a regular file of this user")
+        lines = stream.read().splitlines(keepends=True)
+    removed, kept = [], []
+    for line in lines:
+        fields = line.decode("utf-8", errors="replace").split()
+        if len(fields) < 3 or fields[0].startswith(("#", "@", "|")):
+            kept.append(line)
+            continue
+        names = fields[0].split(",")
+        gone = [name for name in names if alias_id(name) and forgotten(alias_id(name))]
+        removed.extend((name, fields[1]) for name in gone)
+        if not gone:
+            kept.append(line)
+        elif len(gone) < len(names):  # a line shared with names of others: only ours go
+            rest = ",".join(name for name in names if name not in gone)
+            kept.append(line.replace(fields[0].encode(), rest.encode(), 1))
+    if removed and write:
+        directory = os.path.dirname(path)
+        descriptor, temporary = tempfile.mkstemp(prefix=".known_hosts.", dir=directory)
+        try:
+            with os.fdopen(descriptor, "wb") as stream:
+                stream.writelines(kept)
+                os.fchmod(stream.fileno(), stat.S_IMODE(status.st_mode))
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    return removed
 
 
 def known_aliases(path):
