@@ -14,6 +14,7 @@ power or node steps, how it is removed.
 
 import functools
 
+from ansible_collections.cloudcompute.cloud.plugins.module_utils import _ssh
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import ApiError
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report import (
     CAP_ARGUMENT_SPEC,
@@ -406,6 +407,18 @@ class Compute(Resource):
             predict,
             changes=changes,
         )
+
+    def forget_host_keys(self, removed):
+        """Forget the host keys pinned for ``removed`` (and its workers) in the collection's
+        known_hosts: its address may go to another instance. A file that cannot be rewritten
+        is worth a warning, not a failed delete."""
+        workers = removed.get("worker_nodes") if isinstance(removed.get("worker_nodes"), list) else []
+        ids = {removed.get("id")} | {worker.get("id") for worker in workers if isinstance(worker, dict)}
+        try:
+            path = _ssh.known_hosts_path(None, self.params["token_cache"])
+            _ssh.forget_host_keys(path, ids.__contains__)
+        except (_ssh.SshValueError, OSError) as error:
+            self.module.warn(f"the host keys of {self.noun} {removed.get('id')} were not forgotten: {error}")
 
     # ------------------------------------------------------------------------ result
 

@@ -158,6 +158,8 @@ options:
     type: bool
     default: false
 notes:
+  - Discontinuing the cluster forgets the SSH host keys pinned for its jump host and workers
+    in the collection's known_hosts (M(cloudcompute.cloud.known_hosts) says which file).
   - O(wait) waits until the cluster is V(running) with its jump host address and its worker
     nodes (after a deploy), until the worker nodes of O(nodes) reach their state, or until the
     cluster is gone (O(state=absent)), all within the one O(wait_timeout).
@@ -665,6 +667,7 @@ class Cluster(Compute):
             if cluster.get("status") not in GOING_AWAY:
                 with ignoring(404):  # gone meanwhile: that is what we wanted
                     self.discontinue(cluster["id"])
+            self.forget_host_keys(cluster)
             # the API deletes a shared volume only once its cluster is gone
             if self.params["wait"] or doomed:
                 self.wait_gone(cluster["id"])

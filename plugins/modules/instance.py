@@ -186,6 +186,8 @@ options:
     type: bool
     default: false
 notes:
+  - Deleting or hibernating the instance forgets the SSH host key pinned for it in the
+    collection's known_hosts (M(cloudcompute.cloud.known_hosts) says which file).
   - O(wait) waits until the instance is V(running) (O(state=running), O(state=present) after a
     deploy), V(offline) (O(state=stopped)) or gone (O(state=absent), O(state=hibernated)).
     Steps that need another to finish first (a shutdown before hibernating, a deploy before a
@@ -763,6 +765,7 @@ class Instance(Compute):
 
         def apply(instance):
             self.act(instance, "delete", volume_ids=doomed, delete_permanently=self.params["delete_permanently"])
+            self.forget_host_keys(instance)
             if self.params["wait"]:
                 self.wait_gone(instance["id"])
 
@@ -780,6 +783,7 @@ class Instance(Compute):
                 self.act(stopped, "force_shutdown" if self.params["force"] else "shutdown")
                 stopped = self.wait_status(current["id"], "offline")
             self.act(stopped, "hibernate")
+            self.forget_host_keys(current)
             if self.params["wait"]:
                 self.wait_gone(current["id"])
 

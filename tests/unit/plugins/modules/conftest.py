@@ -66,6 +66,15 @@ class ScriptedApi:
         return json.loads(calls[index].request.body)
 
 
+@pytest.fixture(autouse=True)
+def known_hosts(tmp_path, monkeypatch):
+    """The collection's known_hosts file of the test (a delete forgets the host keys pinned in
+    it), never the user's: empty until a test writes it."""
+    path = tmp_path / "known_hosts"
+    monkeypatch.setenv("CLOUDCOMPUTE_KNOWN_HOSTS", str(path))
+    return path
+
+
 @pytest.fixture
 def api():
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:

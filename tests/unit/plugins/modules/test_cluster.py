@@ -120,6 +120,15 @@ def test_a_discontinue_keeps_the_shared_volumes_detached(api, run_module):
     assert api.sent == [("GET", "/clusters"), ("PUT", "/clusters")]
 
 
+def test_a_discontinue_forgets_the_host_keys_of_the_jump_host_and_the_workers(api, run_module, known_hosts):
+    known_hosts.write_text(f"cloudcompute-{CLUSTER_ID} ssh-ed25519 AAAA\ncloudcompute-{WORKER_ID} ssh-ed25519 AAAA\n")
+    api.answer(responses.GET, "/clusters", json=[RUNNING])
+    api.answer(responses.PUT, "/clusters", status=202)
+    result = run_module(main, dict(hostname="train", state="absent", wait=False))
+    assert result["changed"] is True, result
+    assert known_hosts.read_text() == ""
+
+
 def test_a_cluster_being_discontinued_is_no_change(api, run_module):
     api.answer(responses.GET, "/clusters", json=[dict(RUNNING, status="discontinued")])
     result = run_module(main, dict(hostname="train", state="absent", wait=False), diff=True)

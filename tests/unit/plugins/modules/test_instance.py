@@ -130,6 +130,16 @@ def test_a_delete_takes_the_volumes_named_and_reports_the_others_detached(api, r
     }
 
 
+def test_a_delete_forgets_the_instance_host_key_and_no_other(api, run_module, known_hosts):
+    other = "cloudcompute-00000000-0000-4000-8000-00000000ffff ssh-ed25519 AAAA\n"
+    known_hosts.write_text(f"cloudcompute-{INSTANCE_ID} ssh-ed25519 AAAA\n" + other)
+    api.answer(responses.GET, "/instances", json=[RUNNING])
+    api.answer(responses.PUT, "/instances", json=accepted("delete"), status=202)
+    result = run_module(main, dict(hostname="gpu-1", state="absent", wait=False))
+    assert result["changed"] is True, result
+    assert known_hosts.read_text() == other
+
+
 def test_check_mode_predicts_the_delete_with_its_volumes_and_sends_no_write(api, run_module):
     api.answer(responses.GET, "/instances", json=[RUNNING])
     result = run_module(main, dict(hostname="gpu-1", state="absent", delete_volumes=["all"]), check_mode=True)
