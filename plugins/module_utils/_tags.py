@@ -97,10 +97,13 @@ def tag_inputs(tags):
 def current_tags(resource):
     """``{key: value}`` of the tags on a resource, as the API returns them (a list of ``{id, key,
     value}``) or as a module returns them (a dict); a tag without a value (missing or null) is a
-    freeform tag, ``""``. Keys are lowercase, as the API stores them."""
+    freeform tag, ``""``. Keys are lowercase, as the API stores them. ``TypeError`` when the tags
+    are neither (a record whose tags cannot be read is never taken for one without tags)."""
     tags = resource.get("tags") or []
     if isinstance(tags, dict):
         pairs = tags.items()
+    elif not isinstance(tags, list):
+        raise TypeError(f"tags are {type(tags).__name__}, neither a list nor a dict")
     else:
         pairs = [(tag["key"], tag.get("value")) for tag in tags if isinstance(tag, dict) and tag.get("key") is not None]
     return {str(key).strip().lower(): "" if value is None else value for key, value in pairs}

@@ -577,7 +577,14 @@ HOSTILE_RECORDS = {
         "its location is an object, not a string",
     ),
     "hostname a number": (dict(CHARGED, price_per_hour=1, hostname=7), "its name is a number, not a string"),
-    "tags a string": (dict(CHARGED, price_per_hour=1, tags="team=a"), "its tags are not a list"),
+    "tags a string": (
+        dict(CHARGED, price_per_hour=1, tags="team=a"),
+        "its tags are not a list of {key, value} or a dictionary: they are a string",
+    ),
+    "tags a number": (
+        dict(CHARGED, price_per_hour=1, tags=7),
+        "its tags are not a list of {key, value} or a dictionary: they are a number",
+    ),
 }
 
 
