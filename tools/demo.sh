@@ -28,17 +28,20 @@ EOF
 credentials="$workdir/emulator-credentials.json"
 free_port() { "$CEILING_VENV/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-emulator_pid="" sshd_pid="" ssh_control=""
+emulator_pid="" sshd_pid="" agent_pid="" ssh_control=""
 cleanup() {
-    # only the processes this script started: the ssh connections it kept open, sshd, the emulator
+    # only the processes this script started: the ssh connections it kept open, the ssh agent,
+    # sshd, the emulator
     local control
     if [ -n "$ssh_control" ]; then
         for control in "$ssh_control"/*; do
+            [ "$control" != "$ssh_control/agent" ] || continue
             # a master that already went away answers 255: never the demo's exit status
             if [ -S "$control" ]; then ssh -o ControlPath="$control" -O exit demo-host >/dev/null 2>&1 || true; fi
         done
         rm -rf "$ssh_control"
     fi
+    [ -z "$agent_pid" ] || kill "$agent_pid" 2>/dev/null
     [ -z "$sshd_pid" ] || { kill "$sshd_pid" 2>/dev/null; wait "$sshd_pid" 2>/dev/null || true; }
     [ -z "$emulator_pid" ] || { kill "$emulator_pid" 2>/dev/null; wait "$emulator_pid" 2>/dev/null || true; }
 }
@@ -79,10 +82,18 @@ AllowTcpForwarding yes
 Subsystem sftp internal-sftp
 EOF
     # the ssh client side: this sshd's host key pinned, the demo's key, one reused connection per
-    # host (closed by cleanup); ansible passes -F to ssh and sftp, and ssh to the ProxyJump hop
+    # host (closed by cleanup); ansible passes -F to ssh and sftp. The hosts' own ssh options
+    # (the collection's HostKeyAlias and known_hosts) come first and win; the hop to a worker's
+    # jump host is a ProxyCommand, a second ssh that reads no -F: it gets the key from an agent
     printf '* %s\n' "$(cut -d' ' -f1,2 "$sshd_dir/host_ed25519.pub")" > "$workdir/known_hosts"
     # a socket path must fit in 108 bytes: not under the working directory, which may be deep
     ssh_control=$(mktemp -d /tmp/cc-demo-ssh.XXXXXX)
+    # the demo's key pair, made here (the playbook makes it only when it is missing) to be loaded
+    # into an agent of this demo's own
+    ssh-keygen -q -t ed25519 -N "" -C ansible-demo -f "$workdir/id_ed25519" || return 1
+    eval "$(ssh-agent -s -a "$ssh_control/agent")" >/dev/null || return 1
+    agent_pid=$SSH_AGENT_PID
+    ssh-add -q "$workdir/id_ed25519" 2>/dev/null || { log "ssh-add could not load the demo's key"; return 1; }
     cat > "$workdir/ssh_config" <<EOF
 Host *
   UserKnownHostsFile $workdir/known_hosts

@@ -49,8 +49,12 @@ class ChargedKind(namedtuple("ChargedKind", "kind paths name_field type_field pr
                 raise UnreadableValue(f"its {field} is {json_kind(value)}, not a string")
         try:
             tags = current_tags(record)
-        except (AttributeError, KeyError, TypeError) as error:
-            raise UnreadableValue(f"its tags are not a list of {{key, value}} ({type(error).__name__})")
+        except (AttributeError, KeyError, TypeError):
+            # the API returns a list of {id, key, value}; a record read back from a module, a dict
+            kind = json_kind(record.get("tags"))
+            raise UnreadableValue(
+                f"its tags are not a list of {{key, value}} or a dictionary: they are {kind}"
+            ) from None
         price = reported_price(record, self.price_field) if self.is_charged(record) else 0.0
         return dict({"kind": self.kind}, **shown, price_per_hour=price, tags=tags)
 

@@ -242,16 +242,18 @@ def test_an_absurd_retry_after_fails_at_once(servers, value):
     outcome(f"429 with Retry-After: {value}", result)
 
 
-def rate_limit_spent(reset):
-    """Headers saying the project's quota is spent until ``reset`` seconds from now."""
-    return {"RateLimit": f'"project";r=0;t={reset}', "RateLimit-Policy": '"project";q=500;w=60'}
+def rate_limit_spent(reset, window):
+    """Headers saying the project's quota of a ``window`` of seconds is spent until ``reset``
+    seconds from now (the client believes a reset no further away than the window)."""
+    return {"RateLimit": f'"project";r=0;t={reset}', "RateLimit-Policy": f'"project";q=500;w={window}'}
 
 
 WITH_WAIT_TIMEOUT = dict(module="instance_state", instances=["web-1"], state="running", wait_timeout=90)
 WAIT_BEYOND_WHAT_IS_LEFT = {
-    # a read answered 503 is retried: its pacing is what the headers of the 503 say
-    "RateLimit reset in 11 days": (dict(module="ssh_key_info"), 503, rate_limit_spent(1000000)),
-    "RateLimit reset beyond wait_timeout": (WITH_WAIT_TIMEOUT, 503, rate_limit_spent(300)),
+    # a read answered 503 is retried: its pacing is what the headers of the 503 say; a year-long
+    # window is believed up to the longest the client believes (900 s), which is still too long
+    "RateLimit reset in 11 days": (dict(module="ssh_key_info"), 503, rate_limit_spent(1000000, 31536000)),
+    "RateLimit reset beyond wait_timeout": (WITH_WAIT_TIMEOUT, 503, rate_limit_spent(300, 600)),
     "429 Retry-After beyond wait_timeout": (WITH_WAIT_TIMEOUT, 429, {"Retry-After": "300"}),
 }
 
@@ -575,7 +577,14 @@ HOSTILE_RECORDS = {
         "its location is an object, not a string",
     ),
     "hostname a number": (dict(CHARGED, price_per_hour=1, hostname=7), "its name is a number, not a string"),
-    "tags a string": (dict(CHARGED, price_per_hour=1, tags="team=a"), "its tags are not a list"),
+    "tags a string": (
+        dict(CHARGED, price_per_hour=1, tags="team=a"),
+        "its tags are not a list of {key, value} or a dictionary: they are a string",
+    ),
+    "tags a number": (
+        dict(CHARGED, price_per_hour=1, tags=7),
+        "its tags are not a list of {key, value} or a dictionary: they are a number",
+    ),
 }
 
 
