@@ -81,8 +81,9 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api_transport 
 
 # A wait the API asks for of up to a rate-limit window is taken even past the task's
 # wait_timeout: the option bounds waiting for resources, and a task that may not wait for its
-# resource at all (wait_timeout: 0) must still get its requests through a busy minute.
-ALWAYS_WAITED = 60.0
+# resource at all (wait_timeout: 0) must still get its requests through a busy minute. A whole
+# window's wait is its 60 seconds, one more for a reset rounded down, and the jitter's second.
+ALWAYS_WAITED = 62.0
 COLLECTION_VERSION = "0.1.0"
 USER_AGENT = "cloudcompute.cloud/" + COLLECTION_VERSION
 

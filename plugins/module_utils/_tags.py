@@ -99,7 +99,9 @@ def current_tags(resource):
     value}``) or as a module returns them (a dict); a tag without a value (missing or null) is a
     freeform tag, ``""``. Keys are lowercase, as the API stores them. ``TypeError`` when the tags
     are neither (a record whose tags cannot be read is never taken for one without tags)."""
-    tags = resource.get("tags") or []
+    tags = resource.get("tags")
+    if tags is None:
+        tags = []
     if isinstance(tags, dict):
         pairs = tags.items()
     elif not isinstance(tags, list):

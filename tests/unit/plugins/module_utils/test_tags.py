@@ -5,7 +5,7 @@ import re
 import pytest
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import desired_tags, tag_changes
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags, desired_tags, tag_changes
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
@@ -56,3 +56,15 @@ def test_expiry_alone_keeps_the_other_tags():
 def test_refused_before_any_call(values, message):
     with pytest.raises(ModuleFailure, match=message):
         desired_tags(options(**values))
+
+
+@pytest.mark.parametrize("tags", ["team=a", 0, False, "", 3.5])
+def test_tags_that_are_neither_a_list_nor_a_dict_are_unreadable_not_absent(tags):
+    with pytest.raises(TypeError, match="neither a list nor a dict"):
+        current_tags({"id": "i-1", "tags": tags})
+
+
+def test_tags_in_either_form_and_none_read_alike():
+    assert current_tags({"tags": [{"id": "t1", "key": "Team", "value": "a"}, {"key": "x"}]}) == {"team": "a", "x": ""}
+    assert current_tags({"tags": {"Team": "a", "x": None}}) == {"team": "a", "x": ""}
+    assert current_tags({"tags": None}) == current_tags({}) == {}
