@@ -20,7 +20,9 @@ shows a refusal says what its failure carries: ``<!-- docs-example: fails with: 
 The documented placeholders become real values: ``https://api.example.com/v1`` the emulator's
 URL, the variables of ``placeholder_vars`` the emulator's credentials or a test value, ``~`` a
 scratch home with an SSH key pair. Each example gets a reset emulator holding what the examples
-say must exist already (``PREREQUISITES``: SSH keys, a startup script, detached volumes).
+say must exist already (``PREREQUISITES``: SSH keys, a startup script, detached volumes). An
+example that reads ``ansible_eda`` (a playbook ansible-rulebook runs) gets it as ansible-rulebook
+passes it, an extra variable holding the rule and the event (``rulebook_extra_vars``).
 """
 
 import json
@@ -141,6 +143,40 @@ def placeholder_vars(emulator):
     }
 
 
+def rulebook_extra_vars():
+    """What ansible-rulebook's run_playbook action passes a playbook as extra variables (its
+    ``collect_extra_vars``): ``ansible_eda`` with the rule set, the rule and the matching event,
+    here one of the ``cloudcompute.cloud.instances`` source with the ``meta`` ansible-rulebook
+    adds. Its description is Jinja, as any project member may write it: an example that
+    templated the event would fail on the undefined variable."""
+    instance = {
+        "id": "0b0c9b7e-6a1f-4c55-9d3e-2f5a1c7d8e90",
+        "hostname": "train-2",
+        "description": "{{ templated_from_the_event }}",
+        "status": "discontinued",
+        "is_spot": True,
+        "location": "FIN-01",
+        "instance_type": "1H100.80S.30V",
+        "image": "ubuntu-24.04-cuda-12.8-open-docker",
+        "tags": [{"key": "fleet", "value": "train"}],
+    }
+    event = {
+        "change": "status_changed",
+        "kind": "instance",
+        "instance": instance,
+        "previous_status": "running",
+        "status": "discontinued",
+        "evicted": True,
+        "volume_ids": [],
+        "meta": {
+            "source": {"name": "cloudcompute.cloud.instances", "type": "cloudcompute.cloud.instances"},
+            "received_at": "2026-11-28T10:00:00.000000Z",
+            "uuid": "5d1f7c2a-3b4e-4f60-8a9b-0c1d2e3f4a5b",
+        },
+    }
+    return {"ansible_eda": {"ruleset": "Spot recovery", "rule": "An evicted spot instance is gone", "event": event}}
+
+
 def create_prerequisites(emulator):
     session = requests.Session()
     session.headers.update({"Authorization": f"Bearer {emulator.access_token()}", "User-Agent": "docs-examples"})
@@ -198,6 +234,10 @@ def run_playbook(example, emulator, home, workdir):
     extra_vars = workdir / "vars.json"
     extra_vars.write_text(json.dumps(placeholder_vars(emulator)))
     command = [str(BIN / "ansible-playbook"), str(playbook), "-i", "localhost,", "-c", "local", "-e", f"@{extra_vars}"]
+    if "ansible_eda" in text:
+        rulebook_vars = workdir / "rulebook_vars.json"
+        rulebook_vars.write_text(json.dumps(rulebook_extra_vars()))
+        command += ["-e", f"@{rulebook_vars}"]
     run(command, example_environment(emulator, home, workdir), workdir, fails_with=example.fails_with)
 
 

@@ -11,11 +11,14 @@ StrictHostKeyChecking=yes; the same instance answering with another key is refus
 
 import json
 import os
+import pathlib
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
@@ -116,8 +119,12 @@ def test_host_keys_are_pinned_per_instance(emulator, control, sshds, tmp_path, r
     client_key = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(client_key)], check=True)
     sshds.authorized_keys.write_text(client_key.with_suffix(".pub").read_text())
+    # The agent's and ssh's connection sockets: a socket path must fit in 108 bytes, and pytest's
+    # temporary directory may be deeper (tools/test.sh's full run puts it under a lane directory).
+    sockets = pathlib.Path(tempfile.mkdtemp(prefix="hk-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(sockets, ignore_errors=True))
     # the key in an agent, as users have it: the hop to the jump host authenticates with it too
-    agent_socket = tmp_path / "agent.sock"
+    agent_socket = sockets / "agent.sock"
     agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(agent_socket)], stdout=subprocess.DEVNULL)
     request.addfinalizer(lambda: (agent.terminate(), agent.wait(timeout=10)))
     while not agent_socket.exists():
@@ -132,7 +139,7 @@ def test_host_keys_are_pinned_per_instance(emulator, control, sshds, tmp_path, r
         ANSIBLE_LOCALHOST_WARNING="0",
         ANSIBLE_HOST_KEY_CHECKING="1",
         ANSIBLE_TIMEOUT="5",
-        ANSIBLE_SSH_CONTROL_PATH_DIR=str(tmp_path / "cp1"),
+        ANSIBLE_SSH_CONTROL_PATH_DIR=str(sockets / "cp1"),
         CLOUDCOMPUTE_API_URL=emulator.api_url,
         CLOUDCOMPUTE_CLIENT_ID=emulator.client_id,
         CLOUDCOMPUTE_CLIENT_SECRET=emulator.client_secret,
@@ -193,7 +200,7 @@ def test_host_keys_are_pinned_per_instance(emulator, control, sshds, tmp_path, r
         name: value.get("__ansible_unsafe", value) if isinstance(value, dict) else value for name, value in args.items()
     }
     assert all("StrictHostKeyChecking=yes" in value and "accept-new" not in value for value in args.values()), args
-    env["ANSIBLE_SSH_CONTROL_PATH_DIR"] = str(tmp_path / "cp2")
+    env["ANSIBLE_SSH_CONTROL_PATH_DIR"] = str(sockets / "cp2")
     second = run(ping, env)
     assert second.returncode == 0 and len(re.findall(r"\| SUCCESS =>", second.stdout)) == 4, second.stdout
     assert known_hosts.read_text().count("\n") == 4
@@ -201,7 +208,7 @@ def test_host_keys_are_pinned_per_instance(emulator, control, sshds, tmp_path, r
     # the same instance answering with another key: refused, naming the instance
     sshds.stop(instance["ip"])
     sshds.start(instance["ip"])
-    env["ANSIBLE_SSH_CONTROL_PATH_DIR"] = str(tmp_path / "cp3")
+    env["ANSIBLE_SSH_CONTROL_PATH_DIR"] = str(sockets / "cp3")
     changed = run(ping, env)
     assert changed.returncode != 0
     refused = [line for line in changed.stdout.splitlines() if line.startswith(f"{prefix}-vm ")]
