@@ -81,15 +81,18 @@ class SharedInstanceList:
         self.alone = False  # the file cannot be shared: read on our own from now on
         self.requests = 0  # lists this process read from the API
 
-    def read(self, max_age, not_before=None):
+    def read(self, max_age, not_before=None, patience=REFRESH_LEASE):
         """The instance list read no more than ``max_age`` seconds ago and not before the clock
-        time ``not_before``: the shared one when it is, else one read now (and shared)."""
+        time ``not_before``: the shared one when it is, else one read now (and shared). Another
+        process's read is waited for at most ``patience`` seconds (what the task has left, at
+        most ``REFRESH_LEASE``): it may have died, or ended its wait."""
         if self.alone:
             return self._fetch()
         waited = 0.0
+        patience = min(patience, REFRESH_LEASE)
         while True:
             try:
-                action, instances = self._look(max_age, not_before, may_wait=waited < REFRESH_LEASE)
+                action, instances = self._look(max_age, not_before, may_wait=waited < patience)
             except (LocalRefusal, OSError):
                 self.alone = True
                 return self._fetch()
@@ -244,8 +247,9 @@ class InstanceWaiter:
     """The reads of one wait for instances: the project's list, shared when there is a token
     cache, never older than the wait's current poll interval nor than the wait itself."""
 
-    def __init__(self, client, clock=time.time):
+    def __init__(self, client, remaining=lambda: REFRESH_LEASE, clock=time.time):
         self.client = client
+        self.remaining = remaining  # seconds the wait has left: never spent waiting on others' reads
         self.clock = clock
         self.shared = shared_list(client)
         self.started = clock()
@@ -256,7 +260,7 @@ class InstanceWaiter:
         if self.shared is None:
             listed = self.client.get_list(LIST_PATH)
         else:
-            listed = self.shared.read(self.interval, not_before=self.started)
+            listed = self.shared.read(self.interval, not_before=self.started, patience=self.remaining())
         return {instance["id"]: instance for instance in listed if _is_record(instance)}
 
     def next_interval(self, waited_for):

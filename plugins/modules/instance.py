@@ -595,7 +595,7 @@ class Instance(Compute):
         # imported only by a task that waits: each task compiles what it imports
         from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_list import InstanceWaiter
 
-        waiter = InstanceWaiter(self.client)
+        waiter = InstanceWaiter(self.client, self.budget.remaining)
         reached = self.budget.until(
             lambda: waiter.instances().get(resource_id),
             done,

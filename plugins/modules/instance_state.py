@@ -407,7 +407,7 @@ class InstanceState:
         # imported only by a task that waits: each task compiles what it imports
         from ansible_collections.cloudcompute.cloud.plugins.module_utils._instance_list import InstanceWaiter
 
-        waiter = InstanceWaiter(self.client)
+        waiter = InstanceWaiter(self.client, self.budget.remaining)
 
         def read():
             self.listed = waiter.instances()

@@ -205,3 +205,18 @@ def test_a_wait_that_begins_joins_the_next_read_of_the_others(tmp_path):
     # its own, once the snapshot ages out) rather than adding one now
     SharedInstanceList(path, "unit", listing(counter, delay=0)).read(max_age=1.0, not_before=began)
     assert reads(counter) == 2 and 0.8 <= time.time() - began < 2
+
+
+def test_a_wait_with_no_time_left_never_waits_for_the_others(tmp_path):
+    """A dead reader's lease, and a snapshot read before the wait began, hold up only a wait that
+    has the time: one with none left (wait_timeout: 0) reads the list itself at once."""
+    path, counter = str(tmp_path / "fleet.instances"), str(tmp_path / "reads")
+    with open(path, "w") as handle:
+        json.dump({"format": FORMAT, "identity": "unit", "refreshing_until": time.time() + 9}, handle)
+    os.chmod(path, 0o600)
+    started = time.time()
+    SharedInstanceList(path, "unit", listing(counter, delay=0)).read(max_age=5, patience=0)
+    assert time.time() - started < 0.3 and reads(counter) == 1
+    began = time.time()
+    SharedInstanceList(path, "unit", listing(counter, delay=0)).read(max_age=5, not_before=began, patience=0)
+    assert time.time() - began < 0.3 and reads(counter) == 2
