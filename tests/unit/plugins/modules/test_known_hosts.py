@@ -8,13 +8,11 @@ import responses
 
 from ansible_collections.cloudcompute.cloud.plugins.modules.known_hosts import main
 
-LIVE, GONE, DELETING, CLUSTER, WORKER = (
-    "aaaaaaaa-0000-4000-8000-000000000001",
-    "bbbbbbbb-0000-4000-8000-000000000002",
-    "cccccccc-0000-4000-8000-000000000003",
-    "dddddddd-0000-4000-8000-000000000004",
-    "eeeeeeee-0000-4000-8000-000000000005",
-)
+LIVE = "aaaaaaaa-0000-4000-8000-000000000001"
+GONE = "bbbbbbbb-0000-4000-8000-000000000002"
+DELETING = "cccccccc-0000-4000-8000-000000000003"
+CLUSTER = "dddddddd-0000-4000-8000-000000000004"
+WORKER = "eeeeeeee-0000-4000-8000-000000000005"
 KEY = "AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q"
 OTHERS = [
     "# the user's own lines\n",
