@@ -403,7 +403,9 @@ def test_pacing_never_waits_beyond_what_is_left(
 
 
 @pytest.mark.parametrize("shared", [True, False], ids=["shared quota", "paced alone"])
-def test_a_reset_beyond_the_policy_window_is_waited_for_no_longer_than_the_window(make_client, tmp_path, shared):
+def test_a_reset_beyond_the_policy_window_is_waited_for_no_longer_than_the_window(
+    make_client, emulator_reset, tmp_path, shared
+):
     slept, started = [], time.time()
     token_cache = str(tmp_path / "tokens") if shared else False
     client = make_client(token_cache=token_cache, sleep=slept.append, clock=lambda: started + sum(slept))
@@ -416,10 +418,11 @@ def test_a_reset_beyond_the_policy_window_is_waited_for_no_longer_than_the_windo
 
 @pytest.mark.parametrize("reset", [20, 60], ids=["part of a window", "a whole window"])
 @pytest.mark.parametrize("shared", [True, False], ids=["shared quota", "paced alone"])
-def test_pacing_waits_out_a_window_whatever_the_wait_timeout(make_client, tmp_path, shared, reset):
+def test_pacing_waits_out_a_window_whatever_the_wait_timeout(make_client, emulator_reset, tmp_path, shared, reset):
     """wait_timeout bounds waiting for resources: a task that may not wait at all still gets its
     request through a rate-limit window of a minute, the second added to a reset rounded down
-    and the jitter included."""
+    and the jitter included. (The emulator is reset: the sleeps are not real, so a quota that
+    earlier tests used up would still be used up.)"""
     slept = []
     token_cache = str(tmp_path / "tokens") if shared else False
     client = make_client(
