@@ -157,16 +157,20 @@ def _wait_as_asked(headers, number, waited, state, limits, now, jitter, time_lef
         delay = min(MAX_BACKOFF, INITIAL_BACKOFF * 2**number)
     if delay > min(budget, time_left):
         asked = "retry after " + shortened(headers.get("Retry-After"))[:60]
-        return Decision(FAIL, state, hint=too_long_to_wait(asked, limits.rate_limit_wait, time_left))
+        return Decision(FAIL, state, hint=too_long_to_wait(asked, limits.rate_limit_wait, time_left, budget))
     wait = min(budget, time_left, delay + jitter)
     return Decision(RETRY, state._replace(**{waited: getattr(state, waited) + wait}), wait=wait, as_asked=True)
 
 
-def too_long_to_wait(asked, limit, time_left):
-    """The words of a refusal to wait as the API ``asked``: beyond the client's ``limit`` or, when
-    less is left, beyond what is left of the task's ``wait_timeout``."""
-    if time_left < limit:
+def too_long_to_wait(asked, limit, time_left, left_of_limit=None):
+    """The words of a refusal to wait as the API ``asked``: beyond what is left of the client's
+    ``limit`` (``left_of_limit``, all of it by default) or, when less is left, beyond what is left
+    of the task's ``wait_timeout``."""
+    left_of_limit = limit if left_of_limit is None else left_of_limit
+    if time_left < left_of_limit:
         bound = f"the {time_left:.0f} seconds the task may still wait; raise wait_timeout or"
+    elif left_of_limit < limit:
+        bound = f"the {limit:.0f} seconds the client waits in all ({max(0.0, left_of_limit):.0f} left);"
     else:
         bound = f"the {limit:.0f} seconds the client waits in all;"
     return f"The API asked to {asked}, beyond {bound} try again later"

@@ -294,6 +294,14 @@ WITHIN_WAIT_TIMEOUT = [
         fail(hint="beyond the 900 seconds the client waits in all", rate_limited=1),
     ),
     (
+        "429 once the client's budget is nearly used up names what is left of it",
+        answered(429, "3"),
+        READ,
+        FRESH._replace(rate_limited=200, rate_limit_waited=899.0),
+        62.0,
+        fail(hint="beyond the 900 seconds the client waits in all (1 left)", rate_limited=201),
+    ),
+    (
         "429 within the task's time waits as asked",
         answered(429, "3"),
         READ,
