@@ -12,7 +12,7 @@ options:
         that would cost more fails before any request that changes anything, naming the price,
         the cap and what makes the price up; the failed result carries them as C(deploy_cost).
         Check mode refuses it the same way.
-      - It limits what the run creates or grows: a deploy with every volume created with it
+      - It limits what the run creates or grows - a deploy with every volume created with it
         (the C(deploy_cost) result of M(cloudcompute.cloud.instance) and M(cloudcompute.cloud.cluster)), or
         a volume created or grown (the C(cost) result of M(cloudcompute.cloud.volume)). An existing
         resource it leaves as it is does not fail, whatever it costs.
