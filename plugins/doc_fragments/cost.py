@@ -9,11 +9,13 @@ options:
   max_price_per_hour:
     description:
       - The most the run may commit to per hour, in the currency of the catalogs (USD). A plan
-        that would cost more (RV(cost.price_per_hour) of what it creates, or grows) fails before
-        any request that changes anything, naming the price, the cap and what makes the price
-        up (RV(cost.basis)). Check mode refuses it the same way.
-      - It limits what the run creates or grows; an existing resource it leaves as it is does not
-        fail, whatever it costs.
+        that would cost more fails before any request that changes anything, naming the price,
+        the cap and what makes the price up; the failed result carries them as C(deploy_cost).
+        Check mode refuses it the same way.
+      - It limits what the run creates or grows - a deploy with every volume created with it
+        (the C(deploy_cost) result of M(cloudcompute.cloud.instance) and M(cloudcompute.cloud.cluster)), or
+        a volume created or grown (the C(cost) result of M(cloudcompute.cloud.volume)). An existing
+        resource it leaves as it is does not fail, whatever it costs.
       - It must be a positive, finite number.
       - It fails closed. A catalog price that is not a finite amount of zero or more (NaN,
         infinity, a negative price, text, missing) cannot be compared with the cap, so the plan

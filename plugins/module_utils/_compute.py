@@ -22,6 +22,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._cost_report im
     check_cap_option,
     check_runway_option,
     cost,
+    own_cost,
     with_cost,
     with_reported_price,
 )
@@ -423,16 +424,20 @@ class Compute(Resource):
     # ------------------------------------------------------------------------ result
 
     def result(self, changed, before, after):
+        # ``cost`` is the resource's own price on every run, predicted or reported, so it does not
+        # change between the run that deploys it and the next; ``deploy_cost`` adds the volumes
+        # the deploy creates (what max_price_per_hour and min_balance_hours weigh).
+        deploy_cost = None
         if self.planned_cost is None:
             after_cost = self.existing_cost(after) if after else cost([])
-        elif self.module.check_mode:
-            after_cost = self.planned_cost
         else:
-            after_cost = with_reported_price(self.planned_cost, after)
+            deploy_cost = self.planned_cost if self.module.check_mode else with_reported_price(self.planned_cost, after)
+            after_cost = own_cost(deploy_cost)
         before_cost = self.existing_cost(before) if before else None
         shown_before, shown_after = self.module.hide_jupyter_tokens([before, after])
         result = with_cost(super().result(changed, shown_before, shown_after), after_cost, before_cost)
-        reported = {"placement": self.placed, "runway": self.runway}  # when the task placed it, checked the runway
+        # when the task deployed it (or would), placed it, checked the runway
+        reported = {"deploy_cost": deploy_cost, "placement": self.placed, "runway": self.runway}
         result.update((key, value) for key, value in reported.items() if value is not None)
         if self.params["state"] in self.gone_states:
             result["deleted_volume_ids"] = self.deleted_volume_ids

@@ -235,7 +235,7 @@ def over_cap(cost_value, cap, what):
 def refuse_over_cap(cost_value, cap, what):
     refusal = over_cap(cost_value, cap, what)
     if refusal:
-        raise ModuleFailure(refusal + "; nothing was changed", cost=cost_value)
+        raise ModuleFailure(refusal + "; nothing was changed", deploy_cost=cost_value)
 
 
 def refuse_short_runway(client, cost_value, min_hours, what):
@@ -249,7 +249,7 @@ def refuse_short_runway(client, cost_value, min_hours, what):
         raise ModuleFailure(
             f"cannot tell the runway min_balance_hours asks for: the charge of {len(unreadable)} resource(s) "
             f"cannot be read: {names}; nothing was changed",
-            cost=cost_value,
+            deploy_cost=cost_value,
             unreadable=unreadable,
         )
     balance, currency = read_balance(client)
@@ -261,7 +261,7 @@ def refuse_short_runway(client, cost_value, min_hours, what):
             f"{what} would cost {describe_cost(cost_value)}: the project would then burn {new_rate} {currency}/h "
             f"and its balance of {balance} {currency} would last {runway} hours, less than min_balance_hours "
             f"{min_hours}; nothing was changed",
-            cost=cost_value,
+            deploy_cost=cost_value,
             runway=found,
         )
     return found

@@ -114,6 +114,12 @@ def with_reported_price(planned, record):
     return cost(parts, planned["currency"])
 
 
+def own_cost(deploy_cost):
+    """Of the cost of a deploy (the instance or the cluster first, then the volumes created with
+    it), the cost of the resource alone."""
+    return cost([(part["item"], part["price_per_hour"]) for part in deploy_cost["basis"][:1]], deploy_cost["currency"])
+
+
 def with_cost(result, after_cost, before_cost=None):
     """Add ``cost`` (what the resource costs after the run) to a module result, and the hourly
     price before and after to its diff."""

@@ -26,7 +26,11 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import Api
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import CloudComputeModule
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._offers import as_number
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import fetch_or_none
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import matches_tag_filter, normalize_tag_filter
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    matches_tag_filter,
+    normalize_tag_filter,
+    shown_tags,
+)
 
 
 def field_value(item, path):
@@ -173,7 +177,8 @@ def exit_list_info(
       more than one read;
     - of those, the items every filter option keeps (the API's filters are applied again, so
       an API that ignores one still gives the right answer), passed through ``shown`` (to mask
-      credentials) when given.
+      credentials) when given; tags as ``{key: value}``, their ids as ``tag_ids``
+      (``_tags.shown_tags``).
     """
     params = module.params
 
@@ -192,7 +197,7 @@ def exit_list_info(
     own_filters = [item_filter for item_filter in filters if item_filter.option in module.argument_spec]
 
     def read_results():
-        items = apply_filters(read_items(), own_filters, params)
+        items = [shown_tags(item) for item in apply_filters(read_items(), own_filters, params)]
         return {key: shown(items) if shown else items}
 
     exit_info(module, read_results)

@@ -205,8 +205,8 @@ class Placement:
                 f"every placement candidate of {self.kind} {self.module.params['hostname']} is over max_price_per_hour "
                 f"{cap}: the cheapest, {self.name(cheapest)}, would cost {cheapest_cost['price_per_hour']} "
                 f"{cheapest_cost['currency']}/h; nothing was changed (each candidate's price in placement.tried, the "
-                "cheapest one's basis in cost)",
-                cost=cheapest_cost,
+                "cheapest one's basis in deploy_cost)",
+                deploy_cost=cheapest_cost,
                 placement={"tried": self.tried_with(costs, OVER_PRICE_CAP)},
             )
         return over

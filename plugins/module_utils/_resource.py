@@ -27,7 +27,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._api import (
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._locks import hold_create_lock
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import predicted_tags
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import predicted_tags, shown_tags
 
 # How a change to a field is applied to an existing resource.
 UPDATE = "update"  # sent with the resource's update request (PATCH)
@@ -585,8 +585,9 @@ class Resource:
         return result
 
     def returned(self, after):
-        """What the result carries of the resource: itself under ``key`` ({} once it is gone)."""
-        return {self.key: after or {}}
+        """What the result carries of the resource: itself under ``key`` ({} once it is gone),
+        its tags as ``{key: value}`` and their ids as ``tag_ids``."""
+        return {self.key: shown_tags(after) if after else {}}
 
     def diff(self, before, after):
         return {"before": self.view(before), "after": self.view(after)}

@@ -111,6 +111,22 @@ def current_tags(resource):
     return {str(key).strip().lower(): "" if value is None else value for key, value in pairs}
 
 
+def shown_tags(record):
+    """A record as module results show it: its ``tags`` as ``{key: value}`` (as the ``tags``
+    option takes them and the inventory gives them) and the ids of those tags as ``tag_ids``
+    (``{key: id}``; None for a tag check mode predicts). A record whose tags are not the API's
+    list (none, or one that cannot be read) is shown as it is; an entry that is no tag is left out."""
+    tags = record.get("tags") if isinstance(record, dict) else None
+    if not isinstance(tags, list):
+        return record
+    entries = [tag for tag in tags if isinstance(tag, dict) and tag.get("key") is not None]
+    return dict(
+        record,
+        tags=current_tags({"tags": entries}),
+        tag_ids={str(tag["key"]).strip().lower(): tag.get("id") for tag in entries},
+    )
+
+
 def tag_changes(resource, desired, purge):
     """What must change so the resource carries ``desired`` tags: ``(to_add, to_remove)``.
 

@@ -336,9 +336,13 @@ cluster:
       type: list
       elements: dict
     tags:
-      description: Tags (id, key, value).
-      type: list
-      elements: dict
+      description: Tags, as a dictionary of key (lowercase) to value (V("") for a freeform tag).
+      type: dict
+    tag_ids:
+      description:
+        - The id of each tag, by key.
+        - In check mode, V(null) for a tag not added yet.
+      type: dict
 deleted_volume_ids:
   description: Ids of the shared volumes deleted with the cluster (or, in check mode, that would be).
   returned: when O(state=absent)
@@ -351,13 +355,13 @@ detached_volume_ids:
   elements: str
 cost:
   description:
-    - What the cluster costs per hour after the run (in check mode, would cost), and what makes
-      that price up.
+    - What the cluster itself costs per hour after the run (in check mode, would cost), and what
+      makes that price up. Its shared volumes are not included (RV(deploy_cost) adds the one a
+      deploy creates), so the same cluster reports the same cost on every run.
     - For a deploy, predicted from the public catalogs (check mode) or the API's price of the new
-      cluster (a real run), plus its new shared volume at its catalog price; the prediction
-      equals what the API charges once the cluster exists.
-    - For an existing cluster, the price the API reports for it (its shared volumes are not
-      included). V(0) with an empty basis once it is discontinued.
+      cluster (a real run); the prediction equals what the API charges once the cluster exists.
+    - For an existing cluster, the price the API reports for it. V(0) with an empty basis once
+      it is discontinued.
     - With C(--diff), the diff's before and after carry the hourly price too.
   returned: always
   type: dict
@@ -365,7 +369,7 @@ cost:
     price_per_hour:
       description: The total per hour.
       type: float
-      sample: 36.968767
+      sample: 36.64
     currency:
       description: The currency of the prices.
       type: str
@@ -376,7 +380,19 @@ cost:
       elements: dict
       sample:
         - {item: cluster 16H100, price_per_hour: 36.64}
-        - {item: shared volume hpc-home NVMe_Shared_Cluster 800 GB, price_per_hour: 0.328767}
+deploy_cost:
+  description:
+    - What the deploy commits to per hour, in the shape of RV(cost) - the cluster, then its new
+      shared volume at its catalog price - and what O(max_price_per_hour) and
+      O(min_balance_hours) weigh.
+  returned: when the run deployed the cluster (in check mode, would deploy it)
+  type: dict
+  sample:
+    price_per_hour: 36.968767
+    currency: usd
+    basis:
+      - {item: cluster 16H100, price_per_hour: 36.64}
+      - {item: shared volume hpc-home NVMe_Shared_Cluster 800 GB, price_per_hour: 0.328767}
 runway:
   description:
     - With O(min_balance_hours), when a deploy was planned, the project's balance, its hourly

@@ -335,9 +335,11 @@ EXAMPLES = r"""
     min_balance_hours: 48
   register: cheap
 
-- name: What it costs
+- name: What the run committed to (deploy_cost when it deploys, else the instance alone)
+  vars:
+    committed: "{{ cheap.deploy_cost | default(cheap.cost) }}"
   ansible.builtin.debug:
-    msg: "{{ cheap.cost.price_per_hour }} {{ cheap.cost.currency }}/h: {{ cheap.cost.basis | map(attribute='item') | join(', ') }}"
+    msg: "{{ committed.price_per_hour }} {{ committed.currency }}/h: {{ committed.basis | map(attribute='item') | join(', ') }}"
 
 - name: Where it landed
   ansible.builtin.debug:
@@ -417,9 +419,13 @@ instance:
       description: Price per hour.
       type: float
     tags:
-      description: Tags (id, key, value).
-      type: list
-      elements: dict
+      description: Tags, as a dictionary of key (lowercase) to value (V("") for a freeform tag).
+      type: dict
+    tag_ids:
+      description:
+        - The id of each tag, by key.
+        - In check mode, V(null) for a tag not added yet.
+      type: dict
     jupyter_token:
       description:
         - Token of the instance's Jupyter server, a credential; C(********) unless
@@ -437,13 +443,15 @@ detached_volume_ids:
   elements: str
 cost:
   description:
-    - What the instance costs per hour after the run (in check mode, would cost), and what makes
-      that price up.
+    - What the instance itself costs per hour after the run (in check mode, would cost), and
+      what makes that price up. Its volumes are not included (RV(deploy_cost) adds those a
+      deploy creates; M(cloudcompute.cloud.volume) and M(cloudcompute.cloud.cost_info) report
+      them), so the same instance reports the same cost on every run.
     - For a deploy, predicted from the public catalogs (check mode) or the API's price of the new
-      instance (a real run), plus every volume created with it at its catalog price; the
-      prediction equals what the API charges once the instance exists.
-    - For an existing instance, the price the API reports for it (its volumes are not included).
-      V(0) with an empty basis once it is deleted or hibernated.
+      instance (a real run); the prediction equals what the API charges once the instance
+      exists.
+    - For an existing instance, the price the API reports for it. V(0) with an empty basis once
+      it is deleted or hibernated.
     - With C(--diff), the diff's before and after carry the hourly price too.
   returned: always
   type: dict
@@ -451,21 +459,33 @@ cost:
     price_per_hour:
       description: The total per hour.
       type: float
-      sample: 2.21726
+      sample: 2.19
     currency:
       description: The currency of the prices.
       type: str
       sample: usd
     basis:
-      description:
-        - What makes the price up, each C(item) with its C(price_per_hour).
-        - Without O(os_volume), the API chooses the size of the OS volume of a new instance and
-          no catalog says which, so its item has the price V(null) and is left out of the total.
+      description: What makes the price up, each C(item) with its C(price_per_hour).
       type: list
       elements: dict
       sample:
         - {item: instance 1H100.80S.30V (on-demand), price_per_hour: 2.19}
-        - {item: OS volume trainer-1-os NVMe 100 GB, price_per_hour: 0.027397}
+deploy_cost:
+  description:
+    - What the deploy commits to per hour, in the shape of RV(cost) - the instance, then every
+      volume created with it (O(os_volume), O(volumes)) at its catalog price - and what
+      O(max_price_per_hour) and O(min_balance_hours) weigh. Volumes it only attaches are charged
+      already and not included.
+    - Without O(os_volume), the API chooses the size of the OS volume of a new instance and no
+      catalog says which, so its item has the price V(null) and is left out of the total.
+  returned: when the run deployed the instance (in check mode, would deploy it)
+  type: dict
+  sample:
+    price_per_hour: 2.217397
+    currency: usd
+    basis:
+      - {item: instance 1H100.80S.30V (on-demand), price_per_hour: 2.19}
+      - {item: OS volume trainer-1-os NVMe 100 GB, price_per_hour: 0.027397}
 runway:
   description:
     - With O(min_balance_hours), when a deploy was planned, the project's balance, its hourly

@@ -117,9 +117,13 @@ instances:
       description: Whether it is a spot instance.
       type: bool
     tags:
-      description: Tags (id, key, value).
-      type: list
-      elements: dict
+      description: Tags, as a dictionary of key (lowercase) to value (V("") for a freeform tag).
+      type: dict
+    tag_ids:
+      description:
+        - The id of each tag, by key.
+        - In check mode, V(null) for a tag not added yet.
+      type: dict
     jupyter_token:
       description:
         - Token of the instance's Jupyter server, a credential; C(********) unless

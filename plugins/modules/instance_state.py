@@ -147,7 +147,8 @@ RETURN = r"""
 instances:
   description:
     - The instances as the API returns them after the run (after waiting, when waiting), in the
-      order of O(instances). Instances that are gone are left out, so after O(state=absent) or
+      order of O(instances), their tags as a dictionary of key to value and the ids of those
+      tags as C(tag_ids) (key to id), as M(cloudcompute.cloud.instance) returns them. Instances that are gone are left out, so after O(state=absent) or
       O(state=hibernated) with O(wait=true) the list is empty.
     - In check mode, the instances as the run would leave them.
   returned: always
@@ -222,6 +223,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import 
     ModuleFailure,
 )
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource import References, WaitBudget
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import shown_tags
 
 # state -> the status every instance ends in (None: gone)
 TARGET_STATUS = {"running": "running", "stopped": "offline", "hibernated": None, "absent": None}
@@ -546,7 +548,12 @@ class InstanceState:
         return self.result(bool(to_change), found, missing, after, to_change, doomed)
 
     def result(self, changed, found, missing, after, to_change, doomed):
-        result = {"changed": changed, "instances": after, "actions": self.actions, "missing": missing}
+        result = {
+            "changed": changed,
+            "instances": [shown_tags(instance) for instance in after],
+            "actions": self.actions,
+            "missing": missing,
+        }
         if self.state in ("absent", "hibernated"):
             deleted = {volume_id for instance in to_change for volume_id in doomed[instance["id"]]}
             attached = {volume_id for instance in to_change for volume_id in instance.get("volume_ids") or []}

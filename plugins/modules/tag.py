@@ -115,26 +115,20 @@ EXAMPLES = r"""
 RETURN = r"""
 tags:
   description:
-    - The tags of the resource after the run, as the API returns them.
-    - In check mode, as the run would leave them (id null for a tag not added yet).
+    - The tags of the resource after the run, as a dictionary of key (in lowercase) to value
+      (V("") for a freeform tag), the form O(tags) takes.
+    - In check mode, as the run would leave them.
   returned: always
-  type: list
-  elements: dict
-  contains:
-    id:
-      description: Id of the tag (the same key and value have the same id across the project).
-      type: str
-    key:
-      description: Key, in lowercase.
-      type: str
-      sample: project
-    value:
-      description: Value; V("") for a freeform tag.
-      type: str
-      sample: llm
-  sample:
-    - {id: 3b1f0c1e-5d2a-4c4e-8f7a-9a8b7c6d5e4f, key: project, value: llm}
-    - {id: 8e2d4c6a-1b3f-4a5e-9c7d-0f1e2d3c4b5a, key: pinned, value: ""}
+  type: dict
+  sample: {project: llm, pinned: ""}
+tag_ids:
+  description:
+    - The id of each tag of RV(tags), by key (the same key and value have the same id across
+      the project).
+    - In check mode, V(null) for a tag not added yet.
+  returned: always
+  type: dict
+  sample: {project: 3b1f0c1e-5d2a-4c4e-8f7a-9a8b7c6d5e4f, pinned: 8e2d4c6a-1b3f-4a5e-9c7d-0f1e2d3c4b5a}
 resource_id:
   description: Id of the tagged resource.
   returned: always
@@ -148,6 +142,7 @@ from ansible_collections.cloudcompute.cloud.plugins.module_utils._resource impor
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
     current_tags,
     normalize_tags,
+    shown_tags,
     tag_changes,
     tags_to_remove,
 )
@@ -195,7 +190,8 @@ class TagSet(Resource):
         return current_tags(resource or {})
 
     def returned(self, after):
-        return {"tags": (after or {}).get("tags") or [], "resource_id": self.resource_id}
+        shown = shown_tags({"tags": (after or {}).get("tags") or []})
+        return {"tags": shown["tags"], "tag_ids": shown["tag_ids"], "resource_id": self.resource_id}
 
 
 def main():

@@ -211,10 +211,15 @@ volume:
       type: str
       sample: vdb
     tags:
-      description: Tags as the API returns them (id, key, value).
-      type: list
-      elements: dict
-      sample: [{"id": "8d3c0b8e-51a4-4f0e-93a5-0f3b0e0a3f1c", "key": "team", "value": "research"}]
+      description: Tags, as a dictionary of key (lowercase) to value (V("") for a freeform tag).
+      type: dict
+      sample: {team: research}
+    tag_ids:
+      description:
+        - The id of each tag, by key.
+        - In check mode, V(null) for a tag not added yet.
+      type: dict
+      sample: {team: 8d3c0b8e-51a4-4f0e-93a5-0f3b0e0a3f1c}
     mount_command:
       description: Command that mounts the volume on an instance.
       type: str

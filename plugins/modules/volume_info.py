@@ -110,9 +110,13 @@ volumes:
       type: list
       elements: dict
     tags:
-      description: Tags (id, key, value).
-      type: list
-      elements: dict
+      description: Tags, as a dictionary of key (lowercase) to value (V("") for a freeform tag).
+      type: dict
+    tag_ids:
+      description:
+        - The id of each tag, by key.
+        - In check mode, V(null) for a tag not added yet.
+      type: dict
     deleted_at:
       description: When it was deleted; only for volumes in the trash.
       type: str

@@ -143,7 +143,7 @@ def test_the_cap():
     )
     with pytest.raises(ModuleFailure, match="; nothing was changed") as refused:
         refuse_over_cap(plan, 0.1, "instance a")
-    assert refused.value.result["cost"] == plan
+    assert refused.value.result["deploy_cost"] == plan
 
 
 @pytest.mark.parametrize("cap", [0, -1, -0.01])

@@ -5,7 +5,12 @@ import re
 import pytest
 
 from ansible_collections.cloudcompute.cloud.plugins.module_utils._module import ModuleFailure
-from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import current_tags, desired_tags, tag_changes
+from ansible_collections.cloudcompute.cloud.plugins.module_utils._tags import (
+    current_tags,
+    desired_tags,
+    shown_tags,
+    tag_changes,
+)
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
@@ -68,3 +73,24 @@ def test_tags_in_either_form_and_none_read_alike():
     assert current_tags({"tags": [{"id": "t1", "key": "Team", "value": "a"}, {"key": "x"}]}) == {"team": "a", "x": ""}
     assert current_tags({"tags": {"Team": "a", "x": None}}) == {"team": "a", "x": ""}
     assert current_tags({"tags": None}) == current_tags({}) == {}
+
+
+def test_results_show_tags_as_a_dict_and_their_ids_apart():
+    record = {"id": "i-1", "tags": [{"id": "t-1", "key": "Team", "value": "ml"}, {"id": "t-2", "key": "pinned"}]}
+    assert shown_tags(record) == {
+        "id": "i-1",
+        "tags": {"team": "ml", "pinned": ""},
+        "tag_ids": {"team": "t-1", "pinned": "t-2"},
+    }
+    assert record["tags"][0]["key"] == "Team"  # the record itself is left as it was
+
+
+@pytest.mark.parametrize("tags", [None, "team=ml", {"team": "ml"}])
+def test_a_record_without_the_apis_tag_list_is_shown_as_it_is(tags):
+    record = {"id": "i-1", "tags": tags}
+    assert shown_tags(record) is record
+
+
+def test_an_entry_that_is_no_tag_is_left_out():
+    record = {"tags": ["team", {"value": "x"}, {"id": "t-1", "key": "team", "value": "ml"}]}
+    assert shown_tags(record) == {"tags": {"team": "ml"}, "tag_ids": {"team": "t-1"}}

@@ -62,7 +62,13 @@ def test_check_mode_predicts_the_deploy_with_its_nodes_and_cost_and_sends_no_wri
     assert (cluster["id"], cluster["status"], cluster["location"]) == (None, "running", "FIN-01")
     assert cluster["worker_nodes"] == [{"id": None, "hostname": "train-worker-1", "status": "offline"}]
     assert cluster["shared_volumes"][0]["size_in_gigabytes"] == 500
-    assert result["cost"]["price_per_hour"] == 50.1  # the cluster, and 500 GB of shared volume
+    assert result["deploy_cost"]["price_per_hour"] == 50.1  # the cluster, and 500 GB of shared volume
+    # its own price, as a later run reports it from the API
+    assert result["cost"] == {
+        "price_per_hour": 50.0,
+        "currency": "usd",
+        "basis": [{"item": "cluster 16H200", "price_per_hour": 50.0}],
+    }
     assert api.sent == [("GET", "/clusters"), ("GET", "/cluster-types"), ("GET", "/volume-types")]
 
 

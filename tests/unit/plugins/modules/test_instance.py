@@ -51,6 +51,35 @@ def test_an_instance_in_its_state_is_one_read_and_no_change(api, run_module):
     assert api.sent == [("GET", "/instances")]
 
 
+def test_cost_is_the_instance_alone_on_the_deploy_and_on_the_next_run(api, run_module):
+    deploy = dict(
+        hostname="gpu-1",
+        instance_type="1V100.6V",
+        image="ubuntu-24.04",
+        location_code="FIN-01",
+        os_volume=dict(name="os", size=100),
+    )
+    api.answer(responses.GET, "/instances", json=[])
+    api.answer(responses.GET, "/instance-types", json=INSTANCE_TYPES)
+    api.answer(responses.GET, "/volume-types", json=[{"type": "NVMe", "price": {"price_per_month_per_gb": 0.73}}])
+    predicted = run_module(main, deploy, check_mode=True)
+    api.answer(responses.GET, "/instances", json=[RUNNING])
+    again = run_module(main, deploy)
+    assert (
+        predicted["cost"]
+        == again["cost"]
+        == {
+            "price_per_hour": 0.89,
+            "currency": "usd",
+            "basis": [{"item": "instance 1V100.6V (on-demand)", "price_per_hour": 0.89}],
+        }
+    )
+    # what the deploy adds up to, volumes included, only where there is a deploy
+    assert predicted["deploy_cost"]["price_per_hour"] == 0.99
+    assert predicted["deploy_cost"]["basis"][1] == {"item": "OS volume os NVMe 100 GB", "price_per_hour": 0.1}
+    assert "deploy_cost" not in again
+
+
 def test_check_mode_predicts_a_deploy_where_availability_has_capacity_and_sends_no_write(api, run_module):
     api.answer(responses.GET, "/instances", json=[])
     api.answer(
@@ -191,7 +220,7 @@ def test_a_deploy_over_the_price_cap_is_refused_before_any_write(api, run_module
     )
     assert result["failed"] is True
     assert "over max_price_per_hour 0.5" in result["msg"]
-    assert result["cost"]["price_per_hour"] == 0.99  # 0.89 the instance, 0.10 its 100 GB OS volume
+    assert result["deploy_cost"]["price_per_hour"] == 0.99  # 0.89 the instance, 0.10 its 100 GB OS volume
     assert api.sent == [("GET", "/instances"), ("GET", "/instance-types"), ("GET", "/volume-types")]
 
 

@@ -208,10 +208,10 @@ def test_every_candidate_over_the_cap_is_one_sentence_with_the_details_in_the_re
     assert result["msg"] == (
         "every placement candidate of instance gpu-1 is over max_price_per_hour 1.0: the cheapest, "
         "1H100.80S.30V in FIN-01, would cost 2.19 usd/h; nothing was changed (each candidate's price in "
-        "placement.tried, the cheapest one's basis in cost)"
+        "placement.tried, the cheapest one's basis in deploy_cost)"
     )
     tried = result["placement"]["tried"]
     assert len(tried) == 9 and {item["outcome"] for item in tried} == {"over_price_cap"}
     assert [item["price_per_hour"] for item in tried[::3]] == [2.19, 17.52, 8.76]
-    assert result["cost"]["basis"][0] == {"item": "instance 1H100.80S.30V (on-demand)", "price_per_hour": 2.19}
+    assert result["deploy_cost"]["basis"][0] == {"item": "instance 1H100.80S.30V (on-demand)", "price_per_hour": 2.19}
     assert [method for method, _path in api.sent] == ["GET", "GET"]  # no availability read, no deploy

@@ -15,7 +15,9 @@ def test_tags_already_there_are_one_read_and_no_change(api, run_module):
     api.answer(responses.GET, "/instances", json=[INSTANCE])
     result = run_module(main, dict(resource_type="instance", resource="trainer-1", tags={"Project": "llm"}))
     assert result["changed"] is False
-    assert result["tags"] == [PROJECT, PINNED]
+    # the tags as the option takes them, their ids apart
+    assert result["tags"] == {"project": "llm", "pinned": ""}
+    assert result["tag_ids"] == {"project": PROJECT["id"], "pinned": PINNED["id"]}
     assert result["resource_id"] == INSTANCE_ID
     assert api.sent == [("GET", "/instances")]
 
@@ -29,7 +31,8 @@ def test_check_mode_predicts_a_changed_value_and_sends_no_write(api, run_module)
         diff=True,
     )
     assert result["changed"] is True
-    assert result["tags"] == [PINNED, {"id": None, "key": "project", "value": "vision"}]
+    assert result["tags"] == {"pinned": "", "project": "vision"}
+    assert result["tag_ids"] == {"pinned": PINNED["id"], "project": None}
     assert result["diff"] == {"before": {"project": "llm", "pinned": ""}, "after": {"project": "vision", "pinned": ""}}
     assert api.sent == [("GET", "/instances/" + INSTANCE_ID)]
 
@@ -40,7 +43,7 @@ def test_purge_removes_the_unlisted_tags_then_reads_the_result(api, run_module):
     api.answer(responses.GET, "/instances/" + INSTANCE_ID, json=dict(INSTANCE, tags=[PROJECT]))
     result = run_module(main, dict(resource_type="instance", resource="trainer-1", tags={"project": "llm"}, purge=True))
     assert result["changed"] is True, result
-    assert result["tags"] == [PROJECT]
+    assert result["tags"] == {"project": "llm"}
     assert api.sent == [
         ("GET", "/instances"),
         ("DELETE", TAGS_PATH + "/" + PINNED["id"]),
@@ -56,7 +59,7 @@ def test_state_absent_removes_a_key_whatever_its_value(api, run_module):
         main, dict(resource_type="instance", resource="trainer-1", tags={"project": None}, state="absent")
     )
     assert result["changed"] is True, result
-    assert result["tags"] == [PINNED]
+    assert result["tags"] == {"pinned": ""}
 
 
 def test_an_eleventh_tag_is_refused_before_any_request(api, run_module):

@@ -38,7 +38,7 @@ def test_a_deleted_volume_by_id_needs_include_trash(api, run_module):
     hidden = run_module(main, dict(id=TRASHED["id"]))
     shown = run_module(main, dict(id=TRASHED["id"], include_trash=True))
     assert hidden["volumes"] == []
-    assert shown["volumes"] == [TRASHED]
+    assert shown["volumes"] == [dict(TRASHED, tags={}, tag_ids={})]
 
 
 def test_a_status_is_sent_to_the_api_and_the_trash_skipped_unless_it_is_deleted(api, run_module):
