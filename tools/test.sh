@@ -103,11 +103,14 @@ run_pytest() {
     )
 }
 
+# ansible-lint installs the collection it checks into ANSIBLE_HOME's collections and resolves
+# modules there before ANSIBLE_COLLECTIONS_PATH: a copy another checkout or an earlier run left in
+# ~/.ansible would be linted against instead of this one. Each lane gets an ANSIBLE_HOME of its own.
 run_ansible_lint() {
     (
         cd "$STAGED_COLLECTION"
         PATH="$CEILING_VENV/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_ROOT" \
-            "$CEILING_VENV/bin/ansible-lint" --profile production
+            ANSIBLE_HOME="$COLLECTIONS_ROOT/../ansible-home" "$CEILING_VENV/bin/ansible-lint" --profile production
     )
 }
 

@@ -22,6 +22,9 @@ def test_galaxy_importer_accepts_the_tarball(collection_tarball, collection_sour
     env = ansible_env(
         GALAXY_IMPORTER_CONFIG=CONFIG,
         GALAXY_IMPORTER_ANSIBLE_LOCAL_TMP=tmp_path / "ansible-tmp",
+        # the ansible-lint it runs resolves modules in ANSIBLE_HOME's collections first: not a
+        # copy of the collection some other run left in ~/.ansible
+        ANSIBLE_HOME=tmp_path / "ansible-home",
         PATH="{}{}{}".format(BIN, os.pathsep, os.environ["PATH"]),
     )
     result = subprocess.run(
