@@ -70,6 +70,8 @@ def test_a_release_changelog_is_generated_from_the_fragments(collection_copy, an
     flat = " ".join(changelog.split())
     assert "v{}".format(galaxy["version"]) in changelog
     for section, text in entries:
+        if section == "trivial":  # antsibull-changelog leaves these out of the release notes by design
+            continue
         assert text in flat, f"fragment entry ({section}) missing from CHANGELOG.rst: {text[:80]}"
     for module in runtime["action_groups"]["all"]:
         assert f"- cloudcompute.cloud.{module} - " in changelog, module
